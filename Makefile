@@ -52,7 +52,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libfrit.a
 
 # Tests run from the repository root; FRIT_FUZZ_N sets the fast fuzz size.
 test: all $(TEST_BINS)
-	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done; echo "all tests passed"
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done; sh tests/test_cli.sh $(BUILD); echo "all tests passed"
 
 # The ASan pass runs a smaller fuzz batch: the full fast batch already ran in the plain build.
 asan:

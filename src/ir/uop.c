@@ -234,14 +234,13 @@ static bool node_equal(const frit_uop *u, frit_op op, frit_dtype dt, frit_uop *c
 
 static bool grow_table(frit_ctx *ctx) {
   size_t cap = ctx->table_cap * 2;
-  frit_uop **t = calloc(cap, sizeof *t);
+  struct frit_slot *t = calloc(cap, sizeof *t);
   if (!t) return false;
   for (size_t i = 0; i < ctx->table_cap; i++) {
-    frit_uop *u = ctx->table[i];
-    if (!u) continue;
-    size_t j = u->hash & (cap - 1);
-    while (t[j]) j = (j + 1) & (cap - 1);
-    t[j] = u;
+    if (!ctx->table[i].node) continue;
+    size_t j = ctx->table[i].hash & (cap - 1);
+    while (t[j].node) j = (j + 1) & (cap - 1);
+    t[j] = ctx->table[i];
   }
   free(ctx->table);
   ctx->table = t;
@@ -416,8 +415,9 @@ frit_uop *frit_uop_new(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *const
 
   uint64_t h = node_hash(op, dt, src, nsrc, &arg);
   size_t mask = ctx->table_cap - 1, j = h & mask;
-  for (frit_uop *u; (u = ctx->table[j]); j = (j + 1) & mask)
-    if (u->hash == h && node_equal(u, op, dt, src, nsrc, &arg)) return u;
+  for (; ctx->table[j].node; j = (j + 1) & mask)
+    if (ctx->table[j].hash == h && node_equal(ctx->table[j].node, op, dt, src, nsrc, &arg))
+      return ctx->table[j].node;
 
   if (ctx->count >= UINT32_MAX - 1) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "node limit reached");
@@ -449,7 +449,7 @@ frit_uop *frit_uop_new(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *const
   u->arg = arg;
   frit_range_analyse(u);
   ctx->nodes[ctx->count++] = u;
-  ctx->table[j] = u;
+  ctx->table[j] = (struct frit_slot){h, u};
   if (ctx->count * 2 > ctx->table_cap && !grow_table(ctx)) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
     return NULL;

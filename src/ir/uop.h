@@ -46,8 +46,12 @@ typedef struct frit_owned {
 
 struct frit_ctx {
   frit_arena arena;
-  /* hash-consing table: open addressing over node pointers */
-  frit_uop **table;
+  /* hash-consing table: open addressing; the hash sits beside the pointer so that probing
+   * does not touch the nodes themselves (one cache miss per lookup, not one per probe) */
+  struct frit_slot {
+    uint64_t hash;
+    frit_uop *node;
+  } *table;
   size_t table_cap, count;
   /* nodes by id */
   frit_uop **nodes;

@@ -1,0 +1,61 @@
+"""Merges peer measurements into frit's benchmark JSON lines (used by bench/run).
+
+stdin: frit's lines {"bench", "value", "unit", "peer", "peer_value"}; argv[1]: a file of peer lines
+{"bench", "value", "unit", "n", "peer"}. For a bench the peer measured, "peer"/"peer_value" become
+the peer's (converted to frit's unit: K/M/G prefixes of rates) and the bench's own reference
+moves to "target"/"target_value". Benches the peer should have measured but could not get
+peer_value null. Lines that are not JSON pass through unchanged.
+"""
+import json
+import re
+import sys
+
+PEER_BENCHES = {"intern_rate", "rewrite_1m_nodes", "rewrite_rate", "simplify_throughput"}
+PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9}
+
+
+def convert(value, from_unit, to_unit):
+  if from_unit == to_unit:
+    return value
+  rate = re.compile(r"^([kKMG]?)(\w+)/s$")
+  a, b = rate.match(from_unit), rate.match(to_unit)
+  if a and b and a.group(2) == b.group(2):
+    return value * PREFIX[a.group(1)] / PREFIX[b.group(1)]
+  return None
+
+
+def main():
+  peers = {}
+  if len(sys.argv) > 1:
+    try:
+      with open(sys.argv[1]) as f:
+        for line in f:
+          line = line.strip()
+          if line.startswith("{"):
+            p = json.loads(line)
+            peers[p["bench"]] = p
+    except OSError:
+      pass
+  for line in sys.stdin:
+    line = line.rstrip("\n")
+    try:
+      rec = json.loads(line)
+    except ValueError:
+      print(line, flush=True)
+      continue
+    name = rec.get("bench")
+    if name in PEER_BENCHES or name in peers:
+      if rec.get("peer") is not None and not str(rec.get("peer")).startswith("tinygrad"):
+        rec["target"], rec["target_value"] = rec.get("peer"), rec.get("peer_value")
+      p = peers.get(name)
+      rec["peer"] = p["peer"] if p else "tinygrad"
+      rec["peer_value"] = convert(p["value"], p["unit"], rec.get("unit", "")) if p else None
+      if p and rec["peer_value"] is not None:
+        rec["peer_value"] = float(f"{rec['peer_value']:.4g}")
+      if p and "note" in p:
+        rec["peer_note"] = p["note"]
+    print(json.dumps(rec), flush=True)
+
+
+if __name__ == "__main__":
+  main()

@@ -1,0 +1,64 @@
+/* Internal state of the reference interpreter (frit_interpret), shared by its two files:
+ * interp_sets.c computes which loop ranges each node's cached value depends on, interp.c runs. */
+#ifndef FRIT_INTERP_INTERP_H
+#define FRIT_INTERP_INTERP_H
+
+#include "ir/uop.h"
+
+/* A pointer value: a buffer slot and an element offset, plus the AND of the gates on the way. */
+typedef struct frit_ptrval {
+  int32_t buf;
+  int64_t off;
+  bool gate;
+} frit_ptrval;
+
+/* One evaluation in progress on the explicit stack (no recursion on graph depth). */
+typedef struct frit_iframe {
+  uint32_t n;     /* local node index */
+  uint32_t phase; /* op-specific step */
+  uint32_t i;     /* next source to ensure */
+  int32_t lvl;    /* loop level (END/REDUCE) or chosen branch (IF) */
+} frit_iframe;
+
+typedef struct frit_ibuf {
+  uint8_t *data;
+  size_t size;           /* elements */
+  frit_scalar_kind kind; /* FRIT_VOID until first typed use */
+  bool owned;
+} frit_ibuf;
+
+typedef struct frit_interp {
+  frit_ctx *ctx;
+  frit_uop **nodes; /* reachable nodes in id order */
+  size_t n;
+  uint32_t *pos; /* node id -> local index, UINT32_MAX when unreachable */
+  /* values */
+  frit_scalar **val;
+  frit_scalar *pool;
+  frit_ptrval *ptr;
+  uint64_t *stamp; /* clock when last computed/executed; 0: never */
+  /* validity set of each node: ranges whose change invalidates its cached value */
+  uint32_t *set_off, *set_len, *sets;
+  bool *dyn; /* reads memory or has effects: depends on its loop context, not only its data */
+  /* ranges */
+  int32_t *rix; /* local index -> range index or -1 */
+  size_t nr;
+  bool *r_active;
+  uint64_t *r_changed;
+  int64_t *r_end;
+  uint64_t clock;
+  /* memory */
+  frit_ibuf *bufs;
+  size_t nbufs, cap_bufs;
+  size_t nuser; /* slots 0..nuser-1 are the caller's buffers */
+  const frit_binding *vars;
+  int nvars;
+  /* stack */
+  frit_iframe *fr;
+  size_t fsp, fcap;
+} frit_interp;
+
+/* Fills rix, nr, dyn, set_off/set_len/sets. Returns FRIT_OK or FRIT_ERR_NOMEM (error set). */
+frit_status frit_interp_compute_sets(frit_interp *I);
+
+#endif
