@@ -256,6 +256,184 @@ frit_status frit_verify(frit_ctx *ctx, frit_uop *root);
 /* Renders an integer/bool expression graph in C syntax (variables by name). */
 const char *frit_render_c_expr(frit_ctx *ctx, frit_uop *root);
 
+/* ================= tensors (tensor frontend) =================
+ * A frit_tensor is a lazy, immutable tensor value: a tensor-level UOp graph node with a shape
+ * (dims are i64 UOps: CONST, or symbolic expressions of DEFINE_VARs) and an element dtype.
+ * Semantics follow numpy: broadcasting, type promotion (numpy 2 / NEP 50 for arrays; bf16 ranks
+ * like f16), negative axes, and the same results. Every function returns NULL on bad input with
+ * FRIT_ERR_INVALID and a message naming the op, the shapes and the dtypes. Handles belong to ctx.
+ * Passing a NULL tensor returns NULL and keeps the earlier error. */
+typedef struct frit_tensor frit_tensor;
+
+#define FRIT_MAX_DIMS 16
+#define FRIT_ALL_AXES (-1)         /* naxes value meaning "every axis" */
+#define FRIT_NO_AXIS INT32_MIN     /* "axis=None" where numpy allows it (flatten) */
+#define FRIT_SLICE_DEFAULT INT64_MIN /* a slice bound left out (numpy's None) */
+
+frit_uop *frit_tensor_uop(const frit_tensor *t);
+/* The tensor view of a tensor-level node (checks it has a shape); NULL with an error if not. */
+frit_tensor *frit_tensor_of(frit_ctx *ctx, frit_uop *u);
+frit_dtype frit_tensor_dtype(const frit_tensor *t);
+int frit_tensor_ndim(const frit_tensor *t);
+frit_uop *frit_tensor_dim(const frit_tensor *t, int axis);        /* i64 node */
+int64_t frit_tensor_dim_static(const frit_tensor *t, int axis);  /* -1 when symbolic */
+/* Shape as text, e.g. "(4, n, 3)"; owned by ctx, valid until the next string-returning call. */
+const char *frit_tensor_shape_str(frit_ctx *ctx, const frit_tensor *t);
+
+/* Inputs: a named buffer bound when the program runs. Dims may be symbolic i64 nodes. Inputs
+ * are numbered in creation order within the ctx; that is their position in frit_program_run. */
+frit_tensor *frit_input(frit_ctx *ctx, const char *name, frit_dtype dt, int ndim, const int64_t *dims);
+frit_tensor *frit_input_sym(frit_ctx *ctx, const char *name, frit_dtype dt, int ndim, frit_uop *const *dims);
+
+/* Creation */
+frit_tensor *frit_scalar_f(frit_ctx *ctx, frit_dtype dt, double v);  /* 0-d */
+frit_tensor *frit_scalar_i(frit_ctx *ctx, frit_dtype dt, int64_t v); /* 0-d */
+frit_tensor *frit_full(frit_ctx *ctx, frit_dtype dt, int ndim, const int64_t *dims, double v);
+frit_tensor *frit_full_i(frit_ctx *ctx, frit_dtype dt, int ndim, const int64_t *dims, int64_t v);
+frit_tensor *frit_full_sym(frit_ctx *ctx, frit_dtype dt, int ndim, frit_uop *const *dims, double v);
+frit_tensor *frit_zeros(frit_ctx *ctx, frit_dtype dt, int ndim, const int64_t *dims);
+frit_tensor *frit_ones(frit_ctx *ctx, frit_dtype dt, int ndim, const int64_t *dims);
+frit_tensor *frit_arange(frit_ctx *ctx, double start, double stop, double step, frit_dtype dt);
+frit_tensor *frit_linspace(frit_ctx *ctx, double start, double stop, int64_t num, int endpoint, frit_dtype dt);
+frit_tensor *frit_eye(frit_ctx *ctx, int64_t n, int64_t m, int64_t k, frit_dtype dt);
+/* Counter-based random numbers (Philox-4x32-10): element i of a call is a pure function of
+ * (seed, i), the same on every backend. uniform in [lo, hi); normal via Box-Muller. */
+frit_tensor *frit_rand_uniform(frit_ctx *ctx, uint64_t seed, frit_dtype dt, int ndim, const int64_t *dims,
+                               double lo, double hi);
+frit_tensor *frit_rand_normal(frit_ctx *ctx, uint64_t seed, frit_dtype dt, int ndim, const int64_t *dims,
+                              double mean, double stddev);
+frit_tensor *frit_rand_int(frit_ctx *ctx, uint64_t seed, frit_dtype dt, int ndim, const int64_t *dims,
+                           int64_t lo, int64_t hi);
+
+/* Elementwise */
+typedef enum frit_ufunc {
+  FRIT_UF_NEG, FRIT_UF_ABS, FRIT_UF_SIGN, FRIT_UF_SQRT, FRIT_UF_RSQRT, FRIT_UF_RECIPROCAL,
+  FRIT_UF_EXP, FRIT_UF_EXP2, FRIT_UF_LOG, FRIT_UF_LOG2, FRIT_UF_LOG1P, FRIT_UF_EXPM1,
+  FRIT_UF_SIN, FRIT_UF_COS, FRIT_UF_TAN, FRIT_UF_ASIN, FRIT_UF_ACOS, FRIT_UF_ATAN,
+  FRIT_UF_SINH, FRIT_UF_COSH, FRIT_UF_TANH, FRIT_UF_SIGMOID, FRIT_UF_RELU, FRIT_UF_GELU,
+  FRIT_UF_ERF, FRIT_UF_FLOOR, FRIT_UF_CEIL, FRIT_UF_ROUND, FRIT_UF_TRUNC, FRIT_UF_ISNAN,
+  FRIT_UF_ISINF, FRIT_UF_LOGICAL_NOT, FRIT_UF_BITWISE_NOT, FRIT_UF_COUNT_
+} frit_ufunc;
+typedef enum frit_bfunc {
+  FRIT_BF_ADD, FRIT_BF_SUB, FRIT_BF_MUL, FRIT_BF_TRUEDIV, FRIT_BF_FLOORDIV, FRIT_BF_REMAINDER,
+  FRIT_BF_POW, FRIT_BF_MINIMUM, FRIT_BF_MAXIMUM, FRIT_BF_ATAN2, FRIT_BF_LT, FRIT_BF_LE,
+  FRIT_BF_GT, FRIT_BF_GE, FRIT_BF_EQ, FRIT_BF_NE, FRIT_BF_LOGICAL_AND, FRIT_BF_LOGICAL_OR,
+  FRIT_BF_LOGICAL_XOR, FRIT_BF_BITWISE_AND, FRIT_BF_BITWISE_OR, FRIT_BF_BITWISE_XOR,
+  FRIT_BF_LSHIFT, FRIT_BF_RSHIFT, FRIT_BF_COUNT_
+} frit_bfunc;
+const char *frit_ufunc_name(frit_ufunc f); /* short name: "neg", "abs", "sqrt" ... */
+const char *frit_bfunc_name(frit_bfunc f);
+frit_tensor *frit_unary_t(frit_ctx *ctx, frit_ufunc f, frit_tensor *x);
+frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_tensor *b);
+frit_tensor *frit_where(frit_ctx *ctx, frit_tensor *cond, frit_tensor *a, frit_tensor *b);
+frit_tensor *frit_clip(frit_ctx *ctx, frit_tensor *x, frit_tensor *lo, frit_tensor *hi); /* lo/hi may be NULL */
+frit_tensor *frit_astype(frit_ctx *ctx, frit_tensor *x, frit_dtype dt);
+/* numpy's result_type of two array dtypes. */
+frit_dtype frit_promote(frit_dtype a, frit_dtype b);
+
+/* Movement */
+frit_tensor *frit_reshape(frit_ctx *ctx, frit_tensor *x, int ndim, const int64_t *dims); /* one -1 allowed */
+frit_tensor *frit_reshape_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims);
+frit_tensor *frit_permute(frit_ctx *ctx, frit_tensor *x, const int *perm);
+frit_tensor *frit_transpose(frit_ctx *ctx, frit_tensor *x); /* reverses the axes */
+frit_tensor *frit_broadcast_to(frit_ctx *ctx, frit_tensor *x, int ndim, const int64_t *dims);
+frit_tensor *frit_broadcast_to_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims);
+frit_tensor *frit_squeeze(frit_ctx *ctx, frit_tensor *x, const int *axes, int naxes); /* naxes 0: all size-1 */
+frit_tensor *frit_unsqueeze(frit_ctx *ctx, frit_tensor *x, int axis);
+typedef enum frit_pad_mode { FRIT_PAD_CONSTANT, FRIT_PAD_REFLECT, FRIT_PAD_EDGE } frit_pad_mode;
+frit_tensor *frit_pad(frit_ctx *ctx, frit_tensor *x, const int64_t *before, const int64_t *after,
+                      frit_pad_mode mode, double value);
+/* x[start:stop:step] per axis (arrays of ndim; FRIT_SLICE_DEFAULT for a left-out bound). */
+frit_tensor *frit_slice(frit_ctx *ctx, frit_tensor *x, const int64_t *start, const int64_t *stop,
+                        const int64_t *step);
+frit_tensor *frit_flip(frit_ctx *ctx, frit_tensor *x, const int *axes, int naxes); /* naxes -1: all */
+frit_tensor *frit_concat(frit_ctx *ctx, frit_tensor *const *xs, int n, int axis);
+frit_tensor *frit_stack(frit_ctx *ctx, frit_tensor *const *xs, int n, int axis);
+frit_tensor *frit_repeat(frit_ctx *ctx, frit_tensor *x, int64_t repeats, int axis); /* FRIT_NO_AXIS: flat */
+frit_tensor *frit_tile(frit_ctx *ctx, frit_tensor *x, int nreps, const int64_t *reps);
+/* Marks x to be materialised in memory (a kernel boundary), as a hint to the scheduler. */
+frit_tensor *frit_contiguous(frit_ctx *ctx, frit_tensor *x);
+
+/* Reductions. axes/naxes: naxes == FRIT_ALL_AXES reduces everything. ddof: VAR and STD only.
+ * ARGMAX/ARGMIN take exactly one axis, or FRIT_ALL_AXES (flattened index), and give i64. */
+typedef enum frit_rfunc {
+  FRIT_RF_SUM, FRIT_RF_PROD, FRIT_RF_MAX, FRIT_RF_MIN, FRIT_RF_MEAN, FRIT_RF_VAR, FRIT_RF_STD,
+  FRIT_RF_ARGMAX, FRIT_RF_ARGMIN, FRIT_RF_ANY, FRIT_RF_ALL, FRIT_RF_LOGSUMEXP, FRIT_RF_COUNT_
+} frit_rfunc;
+frit_tensor *frit_reduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const int *axes, int naxes,
+                         int keepdims, double ddof);
+frit_tensor *frit_cumsum(frit_ctx *ctx, frit_tensor *x, int axis); /* FRIT_NO_AXIS: flattened */
+
+/* Linear algebra and neural-net ops */
+frit_tensor *frit_matmul(frit_ctx *ctx, frit_tensor *a, frit_tensor *b); /* numpy matmul rules */
+frit_tensor *frit_dot(frit_ctx *ctx, frit_tensor *a, frit_tensor *b);    /* numpy dot rules */
+/* x: (N, C, H, W), w: (O, C/groups, KH, KW), bias: (O) or NULL. */
+frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias,
+                         const int64_t stride[2], const int64_t padding[2], const int64_t dilation[2],
+                         int64_t groups);
+/* Pooling over the last two axes; padding with -inf (max) or excluded from the count (avg:
+ * count_include_pad = 0). */
+frit_tensor *frit_max_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel[2], const int64_t stride[2],
+                             const int64_t padding[2]);
+frit_tensor *frit_avg_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel[2], const int64_t stride[2],
+                             const int64_t padding[2]);
+frit_tensor *frit_softmax(frit_ctx *ctx, frit_tensor *x, int axis);
+frit_tensor *frit_log_softmax(frit_ctx *ctx, frit_tensor *x, int axis);
+/* numpy take (axis FRIT_NO_AXIS: flattened) and take_along_axis. Negative indices count from
+ * the end; out-of-range indices are clamped (kernels cannot raise). */
+frit_tensor *frit_take(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis);
+frit_tensor *frit_take_along_axis(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis);
+frit_tensor *frit_one_hot(frit_ctx *ctx, frit_tensor *idx, int64_t num_classes, frit_dtype dt);
+
+/* ================= programs (compile and run) ================= */
+typedef struct frit_program frit_program;
+
+typedef struct frit_compile_opts {
+  const char *cc;        /* C compiler; NULL: $FRIT_CC or "cc" */
+  const char *cflags;    /* NULL: $FRIT_CFLAGS or "-O3 -march=native -fno-math-errno ..." */
+  const char *cache_dir; /* NULL: $FRIT_CACHE_DIR or $XDG_CACHE_HOME/frit or ~/.cache/frit */
+  int threads;           /* 0: $FRIT_THREADS or the number of online CPUs */
+  int no_fusion;         /* 1: every op its own kernel (the unfused reference schedule) */
+} frit_compile_opts;
+
+/* Schedules, optimises, generates and compiles a program computing `outputs`. Inputs are all
+ * frit_input tensors reachable from the outputs, in their creation order. Owned by ctx (freed
+ * with it) unless freed earlier with frit_program_free. An identical graph compiled again in the
+ * same ctx returns quickly from the in-memory cache. NULL on error. */
+frit_program *frit_compile(frit_ctx *ctx, frit_tensor *const *outputs, int noutputs,
+                           const frit_compile_opts *opts);
+void frit_program_free(frit_program *p);
+int frit_program_num_inputs(const frit_program *p);
+const char *frit_program_input_name(const frit_program *p, int i);
+int frit_program_num_outputs(const frit_program *p);
+/* Runs on host pointers: inputs[i] and outputs[k] are dense C-order buffers of the tensors'
+ * dtypes and (bound) shapes. vars bind the symbolic dims by name. Returns FRIT_OK or an error
+ * (unbound or out-of-bounds variable, shape mismatch between inputs). Thread-safe per program
+ * for one caller at a time. */
+frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *outputs,
+                             const frit_binding *vars, int nvars);
+/* Output k's shape for these bindings: ndim into *ndim, dims into dims[FRIT_MAX_DIMS]. */
+frit_status frit_program_output_shape(frit_program *p, int k, const frit_binding *vars, int nvars,
+                                      int *ndim, int64_t *dims);
+/* Bytes of the intermediate arena for these bindings (after reuse by liveness). */
+frit_status frit_program_required_memory(frit_program *p, const frit_binding *vars, int nvars,
+                                         size_t *bytes);
+int frit_program_num_kernels(const frit_program *p);
+/* Kernel k: a name, the frontend ops it came from ("exp,sub,max"), its launch dims (global
+ * sizes as C expressions of the symbolic variables) and the buffers it reads and writes. */
+const char *frit_program_kernel_name(const frit_program *p, int k);
+const char *frit_program_kernel_ops(const frit_program *p, int k);
+const char *frit_program_kernel_launch(const frit_program *p, int k);
+/* Generated C source of the whole program (one translation unit). */
+const char *frit_program_source(const frit_program *p);
+/* Prints a stage of the pipeline for kernel k (-1: all): "tensor", "kernel" (loop-level after
+ * scheduling), "optimized" (after axis choices and simplification), "linear" (linearised). */
+frit_status frit_program_print(frit_program *p, const char *stage, int k, FILE *out);
+/* Configuration as used: compiler, flags, cache directory, threads. */
+frit_status frit_program_info(frit_program *p, FILE *out);
+frit_status frit_info(frit_ctx *ctx, FILE *out);  /* defaults, without compiling */
+frit_status frit_cache_clear(frit_ctx *ctx, const char *cache_dir); /* NULL: the default */
+
 #ifdef __cplusplus
 }
 #endif

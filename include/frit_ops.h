@@ -9,20 +9,24 @@ X(CAST,         1, 1,  FRIT_F_META)            /* value conversion to the node d
 X(BITCAST,      1, 1,  FRIT_F_META)            /* reinterpretation of the bits */
 X(DEFINE_VAR,   0, 0,  FRIT_F_META)            /* symbolic int: arg.blob name, arg.i0..arg.i1 inclusive range */
 X(BIND,         2, 2,  FRIT_F_META)            /* a DEFINE_VAR and the value it takes */
+X(IOTA,         1, 1,  FRIT_F_META)            /* tensor level: i64 vector 0..src0-1 */
+X(CONTIGUOUS,   1, 1,  FRIT_F_META)            /* tensor level: materialise src0 in memory */
 X(SINK,         0, -1, FRIT_F_CONTROL)         /* root: the effects and values a program produces */
 X(GROUP,        0, -1, FRIT_F_CONTROL)         /* unordered set of effects, treated as one */
 X(AFTER,        1, -1, FRIT_F_CONTROL)         /* src0 as it is once effects src1.. have happened */
 X(SPECIAL,      1, 1,  FRIT_F_CONTROL)         /* hardware index (thread/block id) below src0, arg.blob name */
 /* Movement (tensor level); shapes are sources so that they may be symbolic */
-X(RESHAPE,      2, 2,  FRIT_F_MOVEMENT)        /* x, new shape (VECTORIZE of i64) */
+X(RESHAPE,      1, -1, FRIT_F_MOVEMENT)        /* x, then the new dims (i64 nodes) */
 X(PERMUTE,      1, 1,  FRIT_F_MOVEMENT)        /* arg.ints: the permutation */
-X(EXPAND,       2, 2,  FRIT_F_MOVEMENT)        /* x, new shape */
-X(PAD,          3, 3,  FRIT_F_MOVEMENT)        /* x, before, after */
-X(SHRINK,       3, 3,  FRIT_F_MOVEMENT)        /* x, begin, end */
+X(EXPAND,       1, -1, FRIT_F_MOVEMENT)        /* x, then the new dims: size-1 dims grow */
+X(PAD,          1, -1, FRIT_F_MOVEMENT)        /* x, n dims padded before, n after (zeros) */
+X(SHRINK,       1, -1, FRIT_F_MOVEMENT)        /* x, n begins, n ends */
 X(FLIP,         1, 1,  FRIT_F_MOVEMENT)        /* arg.ints: flipped axes */
+X(GATHER,       2, 2,  FRIT_F_MOVEMENT)        /* x, i64 indices replacing axis arg.i0 (in range) */
 /* Reduction */
 X(REDUCE_AXIS,  1, 1,  FRIT_F_REDUCTION)       /* tensor level: arg.i0 the ALU op, arg.ints the axes */
 X(REDUCE,       1, -1, FRIT_F_REDUCTION)       /* loop level: value, then the RANGEs it reduces over; arg.i0 the ALU op */
+X(SCAN,         1, 1,  FRIT_F_REDUCTION)       /* tensor level: inclusive scan, arg.i0 the ALU op, arg.i1 the axis */
 /* Control */
 X(RANGE,        1, 1,  FRIT_F_CONTROL)         /* loop index in [0, src0); arg.i0 axis id, arg.i1 frit_axis type */
 X(END,          1, -1, FRIT_F_CONTROL)         /* src0 runs inside the loops src1..; END itself is outside them */
@@ -30,7 +34,7 @@ X(IF,           2, 3,  FRIT_F_CONTROL)         /* cond, then-effect, optional el
 X(BARRIER,      0, -1, FRIT_F_CONTROL | FRIT_F_EFFECT) /* workgroup barrier after the effects it lists */
 X(KERNEL,       0, -1, FRIT_F_CONTROL)         /* a kernel: its effects; arg.blob its name */
 /* Memory */
-X(BUFFER,       0, 0,  FRIT_F_MEMORY)          /* tensor-level buffer: arg.i0 id, arg.i1 elements */
+X(BUFFER,       0, -1, FRIT_F_MEMORY)          /* tensor-level input: its dims as sources; arg.i0 input number, arg.blob name */
 X(DEFINE_GLOBAL,0, 0,  FRIT_F_MEMORY)          /* kernel parameter: arg.i0 index, arg.i1 elements (-1 unknown) */
 X(DEFINE_LOCAL, 0, 0,  FRIT_F_MEMORY)          /* shared/local memory: arg.i0 id, arg.i1 elements */
 X(DEFINE_REG,   0, 0,  FRIT_F_MEMORY)          /* registers (accumulators): arg.i0 id, arg.i1 elements */

@@ -3,10 +3,17 @@
  * oracle), at corner and random points. Failures are minimised, printed and optionally saved.
  * First replays every .ir file in tests/corpus/simplify.
  *
- * Environment: FRIT_FUZZ_SEED (or argv[1]) seed, FRIT_FUZZ_N expressions (default 100000),
- * FRIT_FUZZ_ONLY=i runs expression i alone, FRIT_FUZZ_SAVE=1 writes minimised failures to
- * FRIT_FUZZ_SAVE_DIR (default tests/corpus/simplify), FRIT_FUZZ_KEEP_GOING=k reports up to k
- * failures before stopping, FRIT_FUZZ_CORPUS replay directory (default tests/corpus/simplify). */
+ * Environment: FRIT_FUZZ_SEED (or argv[1]) seed; FRIT_FUZZ_N expressions (default 100000,
+ * 10000 under ASan);
+ * FRIT_FUZZ_ONLY=i runs expression i alone; FRIT_FUZZ_DEPTH maximum depth (default 4);
+ * FRIT_FUZZ_SAVE=1 writes minimised failures to FRIT_FUZZ_SAVE_DIR (default
+ * tests/corpus/simplify); FRIT_FUZZ_KEEP_GOING=k reports up to k failures before stopping;
+ * FRIT_FUZZ_CORPUS replay directory (default tests/corpus/simplify); FRIT_FUZZ_RULES=1 lists how
+ * often each simplifier rule fired.
+ *
+ * Speed, measured on 2 cores shared with other builds: -O2, the default 100000 expressions in
+ * 4.9-10 s (including the second simplify of the idempotence check); -O1 ASan+UBSan, 10000
+ * expressions in 3-13 s. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -293,6 +300,8 @@ static void gen_var_range(evar *v) {
   v->hi = hi;
 }
 
+static int max_depth = 4; /* FRIT_FUZZ_DEPTH */
+
 static bool gen_expr(expr *e) {
   memset(e, 0, sizeof *e);
   e->nv = 1 + rn(MAXV);
@@ -300,7 +309,7 @@ static bool gen_expr(expr *e) {
     snprintf(e->v[i].name, sizeof e->v[i].name, "%c", "xyzw"[i]);
     gen_var_range(&e->v[i]);
   }
-  int depth = 1 + rn(4);
+  int depth = 1 + rn(max_depth);
   int r = rn(100);
   e->root = r < 70 ? gen_int(e, FRIT_I64, depth) : r < 85 ? gen_int(e, FRIT_I32, depth)
                                                           : gen_bool(e, depth);
@@ -382,6 +391,15 @@ static outcome check_expr(frit_ctx *ctx, const expr *e, uint64_t point_seed) {
     return o;
   }
   o.changed = simp != orig;
+  /* a fixed point: simplifying the result again changes nothing */
+  frit_uop *again = frit_simplify(ctx, simp);
+  if (again != simp) {
+    o.failed = true;
+    const char *a = again ? frit_render_c_expr(ctx, again) : NULL;
+    snprintf(o.what, sizeof o.what, "simplify is not idempotent: simplifying again gives %s",
+             a ? a : frit_error(ctx));
+    return o;
+  }
   if (frit_uop_dtype(simp) != frit_uop_dtype(orig)) {
     o.failed = true;
     snprintf(o.what, sizeof o.what, "simplify changed the dtype");
@@ -753,6 +771,18 @@ static void print_rule_stats(void) {
 
 /* ---------- main ---------- */
 
+/* Sanitizers make each expression ~100x slower; `make asan` should still finish quickly. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DEFAULT_N 10000
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DEFAULT_N 10000
+#endif
+#endif
+#ifndef DEFAULT_N
+#define DEFAULT_N 100000
+#endif
+
 static uint64_t env_u64(const char *name, uint64_t dflt) {
   const char *s = getenv(name);
   return s && *s ? strtoull(s, NULL, 0) : dflt;
@@ -765,9 +795,11 @@ int main(int argc, char **argv) {
   self_test();
 
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : env_u64("FRIT_FUZZ_SEED", 1);
-  uint64_t n = env_u64("FRIT_FUZZ_N", 100000);
+  uint64_t n = env_u64("FRIT_FUZZ_N", DEFAULT_N);
   uint64_t only = env_u64("FRIT_FUZZ_ONLY", UINT64_MAX);
   uint64_t keep_going = env_u64("FRIT_FUZZ_KEEP_GOING", 1);
+  max_depth = (int)env_u64("FRIT_FUZZ_DEPTH", 4);
+  if (max_depth < 1) max_depth = 1;
   uint64_t failures = 0, ran = 0, changed = 0;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);

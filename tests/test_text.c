@@ -154,6 +154,11 @@ static frit_uop *build_all_ops(frit_ctx *ctx) {
   int64_t none[1] = {0};
   vals[nv++] = MKA(FLIP, FRIT_F32, arg_ints(none, 0, 0), buf); /* an empty int list */
   vals[nv++] = MKA(KERNEL, FRIT_VOID, arg_str("", 0));        /* an empty string */
+  frit_uop *len = frit_const_int(ctx, FRIT_I64, 5);
+  frit_uop *iota = MK(IOTA, FRIT_I64, len);
+  vals[nv++] = MKA(GATHER, FRIT_F32, arg_i(1, 0), fl, iota);
+  vals[nv++] = MKA(SCAN, FRIT_F32, arg_i(FRIT_OP_ADD, 2), fl);
+  vals[nv++] = MK(CONTIGUOUS, FRIT_F32, fl);
   /* loops and memory */
   frit_uop *in = LEAF(DEFINE_GLOBAL, f32p, arg_i(0, 16));
   frit_uop *out = LEAF(DEFINE_GLOBAL, f32p, arg_i(1, -1));

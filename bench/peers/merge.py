@@ -45,7 +45,7 @@ def main():
       continue
     name = rec.get("bench")
     if name in PEER_BENCHES or name in peers:
-      if rec.get("peer") is not None and not str(rec.get("peer")).startswith("tinygrad"):
+      if rec.get("peer") not in (None, "none") and not str(rec["peer"]).startswith("tinygrad"):
         rec["target"], rec["target_value"] = rec.get("peer"), rec.get("peer_value")
       p = peers.get(name)
       rec["peer"] = p["peer"] if p else "tinygrad"

@@ -269,6 +269,10 @@ static frit_uop *parse_primary(parser *p) {
       frit_uop *x = parse_unary(p);
       if (!x) return NULL;
       if (frit_uop_dtype(x) == dt) return x;
+      /* a cast literal such as (int32_t)-1 is a literal of that type */
+      if (frit_uop_op(x) == FRIT_OP_CONST && frit_dtype_is_int(dt) &&
+          frit_dtype_is_int(frit_uop_dtype(x)))
+        return lib_check(p, frit_const_int(p->ctx, dt, frit_uop_arg(x)->value.i), xpos);
       /* C converts to bool by comparing with zero, which is what CAST to bool does */
       return lib_check(p, frit_cast(p->ctx, x, dt), xpos);
     }

@@ -27,6 +27,7 @@ struct frit_uop {
   frit_uop **src;
   frit_arg arg;    /* blob points into ctx-owned, interned storage */
   int64_t vmin, vmax; /* range analysis, filled in at creation */
+  const void *shape;  /* tensor level: cached shape (src/tensor), not part of identity */
 };
 
 /* A bump allocator: memory lives until the context dies. */
