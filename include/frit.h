@@ -394,6 +394,7 @@ typedef struct frit_compile_opts {
   const char *cache_dir; /* NULL: $FRIT_CACHE_DIR or $XDG_CACHE_HOME/frit or ~/.cache/frit */
   int threads;           /* 0: $FRIT_THREADS or the number of online CPUs */
   int no_fusion;         /* 1: every op its own kernel (the unfused reference schedule) */
+  int interpret;         /* 1: run kernels with the reference interpreter instead of compiling */
 } frit_compile_opts;
 
 /* Schedules, optimises, generates and compiles a program computing `outputs`. Inputs are all
