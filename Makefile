@@ -11,7 +11,7 @@ CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wswitch-enum -Wsh
   $(if $(WERROR),-Werror) $(OPT) $(SAN) -fPIC -Iinclude -Isrc -I$(BUILD)/gen -MMD -MP $(CFLAGS)
 LDLIBS_ALL = -lm -ldl -lpthread $(LDLIBS)
 
-LIB_SRCS := $(sort $(wildcard src/ir/*.c src/rewrite/*.c src/symbolic/*.c src/interp/*.c))
+LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 RULES := $(sort $(wildcard src/*/*.rules))
 RULE_INCS := $(patsubst src/%.rules,$(BUILD)/gen/%.rules.inc,$(RULES))
@@ -19,10 +19,12 @@ TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test asan fuzz-long bench clean demo
+.PHONY: all check test pytest asan fuzz-long bench clean demo examples
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -46,6 +48,12 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(BUILD)/libfrit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libfrit.a $(LDLIBS_ALL)
 
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libfrit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libfrit.a $(LDLIBS_ALL)
+
+examples: $(EXAMPLE_BINS)
+
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libfrit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libfrit.a $(LDLIBS_ALL)
@@ -66,12 +74,20 @@ check:
 fuzz-long: all $(BUILD)/tests/test_fuzz_simplify
 	FRIT_FUZZ_N=$${FRIT_FUZZ_N:-5000000} $(BUILD)/tests/test_fuzz_simplify
 
+# Python tests (numpy is the oracle) in a venv the target makes; FRIT_LIB points at the library.
+VENV ?= $(BUILD)/venv
+pytest: all
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q tests/python
+
 bench: all $(BENCH_BINS)
 
-demo: all
+demo: all $(BUILD)/examples/nbody
 	$(BUILD)/frit simplify '(x*4+y)/4 + (x*4+y)%4' --range x=0:16 --range y=0:4
+	$(BUILD)/examples/nbody
 
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(BENCH_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(BENCH_BINS:=.d) $(EXAMPLE_BINS:=.d)

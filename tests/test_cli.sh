@@ -166,5 +166,18 @@ cross '(x < y) + (x == y) * 2 + !(x - y)' 'x=-2:6 y=-2:3' 'x=-2,y=-2 x=5,y=2 x=0
 cross '(x*16 + y) >> 4' 'x=0:100 y=0:16' 'x=0,y=0 x=99,y=15 x=50,y=7'
 cross '(int32_t)(x * 65536) / 65536' 'x=0:100000' 'x=0 x=32767 x=32768 x=99999'
 
+# --- runtime configuration and the code cache ---
+expect_out '3' sh -c "FRIT_THREADS=3 $FRIT info | sed -n 's/^threads: \\([0-9]*\\).*/\\1/p'"
+expect_out "cache: $tmp/cc" sh -c "FRIT_CACHE_DIR=$tmp/cc $FRIT info | grep '^cache: '"
+mkdir -p "$tmp/cc"
+: >"$tmp/cc/frit-0123456789abcdef.so"
+: >"$tmp/cc/keep.txt"
+expect_out '' "$FRIT" cache clear "$tmp/cc"
+count=$((count + 1))
+{ [ ! -e "$tmp/cc/frit-0123456789abcdef.so" ] && [ -e "$tmp/cc/keep.txt" ]; } ||
+  fail "cache clear: want frit-*.so removed and other files kept: $(ls "$tmp/cc")"
+expect_err 'usage: frit cache clear' "$FRIT" cache
+expect_err 'unexpected argument' "$FRIT" info extra
+
 echo "tests/test_cli.sh: $count checks, $fails failed" >&2
 [ $fails -eq 0 ]

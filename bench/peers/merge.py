@@ -3,8 +3,11 @@
 stdin: frit's lines {"bench", "value", "unit", "peer", "peer_value"}; argv[1]: a file of peer lines
 {"bench", "value", "unit", "n", "peer"}. For a bench the peer measured, "peer"/"peer_value" become
 the peer's (converted to frit's unit: K/M/G prefixes of rates) and the bench's own reference
-moves to "target"/"target_value". Benches the peer should have measured but could not get
-peer_value null. Lines that are not JSON pass through unchanged.
+moves to "target"/"target_value" (unless it was only a placeholder with a null value). Benches
+the peer should have measured but could not get peer_value null. Every line with both figures
+gets "ratio" unless it has one: frit's performance over the peer's, so > 1 means frit is faster
+(value/peer_value for rates such as GB/s, peer_value/value for times such as ms).
+Lines that are not JSON pass through unchanged.
 """
 import json
 import re
@@ -22,6 +25,14 @@ def convert(value, from_unit, to_unit):
   if a and b and a.group(2) == b.group(2):
     return value * PREFIX[a.group(1)] / PREFIX[b.group(1)]
   return None
+
+
+def add_ratio(rec):
+  v, p = rec.get("value"), rec.get("peer_value")
+  if "ratio" in rec or not isinstance(v, (int, float)) or not isinstance(p, (int, float)) or v <= 0 or p <= 0:
+    return
+  r = v / p if str(rec.get("unit", "")).endswith("/s") else p / v
+  rec["ratio"] = float(f"{r:.4g}")
 
 
 def main():
@@ -45,7 +56,8 @@ def main():
       continue
     name = rec.get("bench")
     if name in PEER_BENCHES or name in peers:
-      if rec.get("peer") not in (None, "none") and not str(rec["peer"]).startswith("tinygrad"):
+      if (rec.get("peer") not in (None, "none") and not str(rec["peer"]).startswith("tinygrad")
+          and rec.get("peer_value") is not None):
         rec["target"], rec["target_value"] = rec.get("peer"), rec.get("peer_value")
       p = peers.get(name)
       rec["peer"] = p["peer"] if p else "tinygrad"
@@ -54,6 +66,7 @@ def main():
         rec["peer_value"] = float(f"{rec['peer_value']:.4g}")
       if p and "note" in p:
         rec["peer_note"] = p["note"]
+    add_ratio(rec)
     print(json.dumps(rec), flush=True)
 
 

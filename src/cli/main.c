@@ -334,6 +334,27 @@ static int cmd_verify(int argc, char **argv) {
   return 0;
 }
 
+/* The runtime's configuration as frit_compile would use it, without compiling anything. */
+static int cmd_info(int argc, char **argv) {
+  if (argc > 0) return user_error("unexpected argument '%s'", argv[0]);
+  frit_ctx *ctx = frit_ctx_new();
+  if (!ctx) return user_error("out of memory");
+  if (frit_info(ctx, stdout) != FRIT_OK) return lib_error(ctx, "info");
+  frit_ctx_free(ctx);
+  return 0;
+}
+
+static int cmd_cache(int argc, char **argv) {
+  if (argc < 1 || strcmp(argv[0], "clear") != 0)
+    return user_error("usage: frit cache clear [DIR]");
+  if (argc > 2) return user_error("unexpected argument '%s'", argv[2]);
+  frit_ctx *ctx = frit_ctx_new();
+  if (!ctx) return user_error("out of memory");
+  if (frit_cache_clear(ctx, argc == 2 ? argv[1] : NULL) != FRIT_OK) return lib_error(ctx, "cache clear");
+  frit_ctx_free(ctx);
+  return 0;
+}
+
 /* To add a subcommand: write cmd_NAME(argc, argv) (argv excludes the command name) and add a
  * row here; help and dispatch pick it up. */
 static const command commands[] = {
@@ -347,6 +368,8 @@ static const command commands[] = {
     {"simplify-ir", cmd_simplify_ir, "FILE [--ir|--listing|--tree]",
      "simplify a textual IR file and print the result"},
     {"verify", cmd_verify, "FILE", "check a textual IR file against the IR invariants"},
+    {"info", cmd_info, "", "show the compiler, flags, cache directory and threads programs use"},
+    {"cache", cmd_cache, "clear [DIR]", "remove compiled kernels from the code cache (default: see info)"},
     {"help", cmd_help, "[COMMAND]", "show this help"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

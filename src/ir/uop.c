@@ -358,6 +358,12 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op RANGE: bad axis type %lld", (long long)arg->i1);
     return FRIT_OK;
   case FRIT_OP_INDEX:
+    /* Element form used by the scheduler (docs/schedule.md): a non-pointer INDEX(tensor, idx[, gate])
+     * is "the element of a tensor-level node at idx" (idx: the index, or a VECTORIZE of them); it has
+     * the tensor's element dtype. */
+    if (!frit_dtype_is_ptr(dt) && dt == src[0]->dtype && frit_dtype_is_int(src[1]->dtype) &&
+        (nsrc < 3 || frit_dtype_is_bool(src[2]->dtype)))
+      return FRIT_OK;
     if (!frit_dtype_is_ptr(src[0]->dtype) || !frit_dtype_is_int(src[1]->dtype) ||
         (nsrc == 3 && !frit_dtype_is_bool(src[2]->dtype)))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op INDEX: needs (pointer, integer index[, bool gate]), got (%s, %s)",

@@ -70,6 +70,8 @@ struct frit_ctx {
   frit_ruleset *simplifier;
   /* scratch for string results (frit_ir_to_string etc.) */
   char *strbuf;
+  /* tensor frontend: frit_input numbers inputs in creation order (src/tensor) */
+  int tensor_ninputs;
 };
 
 /* Records an error in ctx (printf-style) and returns `st`. */

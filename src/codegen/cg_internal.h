@@ -1,0 +1,55 @@
+/* Internal helpers shared by the C backend's files: a growing string, C type names of dtypes,
+ * and the expression renderers (render.c) used by the linearizer (linear.c). */
+#ifndef FRIT_CG_INTERNAL_H
+#define FRIT_CG_INTERNAL_H
+
+#include "codegen/codegen.h"
+
+#include <stdarg.h>
+
+typedef struct cg_str {
+  char *s;
+  size_t n, cap;
+  bool oom;
+} cg_str;
+
+void cg_puts(cg_str *b, const char *s);
+void cg_printf(cg_str *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Takes the string out (malloc'd, NUL-terminated; "" when empty); b is reset. NULL on OOM. */
+char *cg_take(cg_str *b);
+void cg_free(cg_str *b);
+
+/* C types: the register type of a value (f16/bf16 live as float), the memory type of an element
+ * (f16/bf16 as uint16_t bits, bool as uint8_t), and the unsigned type integer ops wrap in. */
+const char *cg_ctype(frit_scalar_kind k);
+const char *cg_mtype(frit_scalar_kind k);
+const char *cg_wtype(frit_scalar_kind k);
+bool cg_kind_float(frit_scalar_kind k);
+bool cg_kind_signed(frit_scalar_kind k);
+int cg_kind_bits(frit_scalar_kind k);
+
+/* Expression renderers. Operands are C expressions of the operands' register type. Each returns
+ * false (with the error set, naming the op and dtype) on something the backend cannot express. */
+bool cg_render_const(frit_ctx *ctx, cg_str *o, frit_scalar_kind k, frit_scalar v);
+bool cg_render_alu(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, const char *const *a, int n);
+bool cg_render_cast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar_kind to, const char *a);
+bool cg_render_bitcast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar_kind to, const char *a);
+/* Converts memory (mtype) to a register value and back. */
+void cg_render_load_conv(cg_str *o, frit_scalar_kind k, const char *mem);
+void cg_render_store_conv(cg_str *o, frit_scalar_kind k, const char *val);
+/* The identity of a reduction op on a dtype (as the interpreter starts its folds). */
+frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
+
+/* The register-array accumulation rewrite (opt_regacc.c), run after the axis choices; g0 is the
+ * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
+frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
+
+/* The register-array accumulation rewrite (opt_regacc.c), run after the axis choices; g0 is the
+ * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
+frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
+
+#endif

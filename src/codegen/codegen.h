@@ -1,0 +1,85 @@
+/* Contract 3: the C backend. Kernel ASTs (Contract 2) -> axis choices -> linearised loop nest ->
+ * one C translation unit -> compiled shared object (disk + in-memory cache) -> kernel functions. */
+#ifndef FRIT_CODEGEN_H
+#define FRIT_CODEGEN_H
+
+#include "ir/uop.h"
+
+/* The ABI of every generated kernel (exported as "frit_k<k>", k = kernel index in the program):
+ *   bufs      the kernel's parameters in parameter order (DEFINE_GLOBAL arg.i0 = p -> bufs[p]),
+ *             each a dense buffer of the pointee dtype (bool: 1 byte 0/1, f16/bf16: 16-bit bits);
+ *   vars      the values of the program's DEFINE_VARs, in the order given to frit_codegen_generate
+ *             (the schedule's var order);
+ *   [g0_begin, g0_end)  the slice of the outermost GLOBAL axis this call computes; the runtime
+ *             splits [0, g0_extent) into chunks across threads. A kernel without a GLOBAL axis
+ *             has g0_extent 1 and must be called with [0, 1).
+ * Calls on disjoint chunks may run concurrently. */
+typedef void (*frit_kernel_fn)(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end);
+
+/* Compiler configuration, resolved from frit_compile_opts and the environment. Strings are
+ * owned by the ctx. */
+typedef struct frit_cg_config {
+  const char *cc;        /* opts->cc, else $FRIT_CC, else "cc" */
+  const char *cflags;    /* opts->cflags, else $FRIT_CFLAGS, else FRIT_CG_DEFAULT_CFLAGS */
+  const char *cache_dir; /* opts->cache_dir, else $FRIT_CACHE_DIR, else $XDG_CACHE_HOME/frit,
+                            else $HOME/.cache/frit (NULL when none of these is known) */
+} frit_cg_config;
+
+#define FRIT_CG_DEFAULT_CFLAGS "-O3 -march=native -fPIC -shared -fopenmp-simd -fno-math-errno -ffp-contract=off"
+
+/* opts may be NULL. Never fails except on OOM. */
+frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, frit_cg_config *out);
+
+/* One generated kernel. */
+typedef struct frit_cg_kernel {
+  frit_uop *ast;          /* the kernel AST as given */
+  frit_uop *opt;          /* after axis choices and simplification (stage "optimized") */
+  frit_uop *g0_extent;    /* i64 UOp (CONST or an expression of DEFINE_VARs): extent of the
+                             axis split into [g0_begin, g0_end); CONST 1 when there is none */
+  const char *fn_name;    /* "frit_k<k>" */
+  const char *name;       /* the name given (or fn_name) */
+  const char *linear;     /* the linearised program as text (stage "linear") */
+  frit_kernel_fn fn;      /* set by frit_codegen_compile */
+} frit_cg_kernel;
+
+/* A program: all kernels in one translation unit. Owned by the ctx. */
+typedef struct frit_cg_program {
+  int nkernels;
+  frit_cg_kernel *kernels;
+  const char *source;     /* the C translation unit */
+  uint64_t hash;          /* of source + compiler + flags + compiler version (set by compile) */
+  void *handle;           /* dlopen handle (shared through the ctx's in-memory cache) */
+  int cache_hit;          /* compile: 0 compiled now, 1 found on disk, 2 found in memory */
+} frit_cg_program;
+
+/* Optimises, linearises and renders the kernels. names[k] may be NULL (names may be NULL).
+ * vars: the DEFINE_VAR nodes in ABI order (every DEFINE_VAR a kernel uses must be listed).
+ * NULL with an error (naming the kernel and node) on an AST the backend cannot render. */
+frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                       int nkernels, frit_uop *const *vars, int nvars);
+
+/* Compiles the program's source (or finds it in the caches), loads it and fills in each
+ * kernel's fn. FRIT_ERR_RUNTIME with the compiler's first output lines when compiling fails. */
+frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_cg_config *cfg);
+
+/* Prints stage "optimized" or "linear" of kernel k (-1: all). */
+frit_status frit_codegen_print(frit_ctx *ctx, const frit_cg_program *p, const char *stage, int k, FILE *out);
+
+/* Configuration as text: "cc: ...\ncflags: ...\ncache: ...\ncompiler: <version line>\n". */
+frit_status frit_codegen_info(frit_ctx *ctx, const frit_cg_config *cfg, FILE *out);
+
+/* Removes the cached shared objects (frit-*.so, frit-*.c and stale temporaries) from dir (NULL:
+ * the default dir). Does not touch other files. */
+frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir);
+
+/* Lower-level pieces, exposed for tests and for the runtime's stage printing. */
+/* Axis choices on one kernel AST: returns the optimised AST and its g0 extent. */
+frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent);
+/* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
+ * string, or NULL with an error. */
+char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
+                                 int nvars, char **linear_text);
+/* The helper functions every translation unit starts with (f16/bf16, safe division ...). */
+extern const char frit_codegen_prelude[];
+
+#endif

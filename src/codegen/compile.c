@@ -1,0 +1,423 @@
+/* Program generation and the compiler driver: renders all kernels into one translation unit,
+ * compiles it with the system C compiler into a shared object, and loads it. Two caches: on disk
+ * (keyed by a hash of source, compiler, flags and compiler version; written atomically with
+ * rename, so concurrent processes are safe) and in memory per ctx (hash -> dlopen handle). */
+#include "codegen/cg_internal.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------- per-ctx state: loaded objects and compiler versions ---------- */
+
+typedef struct cg_loaded {
+  uint64_t hash;
+  void *handle;
+} cg_loaded;
+
+typedef struct cg_state {
+  cg_loaded *loaded;
+  int nloaded, cap;
+  char *ver_cc;  /* compiler the version string belongs to */
+  char *version; /* first line of `cc --version` */
+} cg_state;
+
+static void cg_state_destroy(void *p) {
+  cg_state *s = p;
+  for (int i = 0; i < s->nloaded; i++) dlclose(s->loaded[i].handle);
+  free(s->loaded);
+  free(s->ver_cc);
+  free(s->version);
+  free(s);
+}
+
+/* The ctx's codegen state, found among its owned objects by its destructor. */
+static cg_state *state_of(frit_ctx *ctx) {
+  for (size_t i = 0; i < ctx->owned_count; i++)
+    if (ctx->owned[i].destroy == cg_state_destroy) return ctx->owned[i].ptr;
+  cg_state *s = calloc(1, sizeof *s);
+  if (!s || !frit_ctx_own(ctx, s, cg_state_destroy)) return NULL;
+  return s;
+}
+
+static char *ctx_strdup(frit_ctx *ctx, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = frit_arena_alloc(&ctx->arena, n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* ---------- configuration ---------- */
+
+static const char *env_nonempty(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+static char *default_cache_dir(void) {
+  const char *d = env_nonempty("FRIT_CACHE_DIR");
+  char buf[4096];
+  if (d) snprintf(buf, sizeof buf, "%s", d);
+  else if ((d = env_nonempty("XDG_CACHE_HOME"))) snprintf(buf, sizeof buf, "%s/frit", d);
+  else if ((d = env_nonempty("HOME"))) snprintf(buf, sizeof buf, "%s/.cache/frit", d);
+  else return NULL;
+  char *r = malloc(strlen(buf) + 1);
+  if (r) strcpy(r, buf);
+  return r;
+}
+
+frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, frit_cg_config *out) {
+  const char *cc = opts && opts->cc ? opts->cc : env_nonempty("FRIT_CC");
+  const char *fl = opts && opts->cflags ? opts->cflags : env_nonempty("FRIT_CFLAGS");
+  out->cc = ctx_strdup(ctx, cc ? cc : "cc");
+  out->cflags = ctx_strdup(ctx, fl ? fl : FRIT_CG_DEFAULT_CFLAGS);
+  out->cache_dir = NULL;
+  if (opts && opts->cache_dir) {
+    out->cache_dir = ctx_strdup(ctx, opts->cache_dir);
+  } else {
+    char *d = default_cache_dir();
+    if (d) out->cache_dir = ctx_strdup(ctx, d);
+    free(d);
+  }
+  if (!out->cc || !out->cflags) return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+  return FRIT_OK;
+}
+
+/* ---------- shell helpers ---------- */
+
+/* Appends s in single quotes for /bin/sh. */
+static void sh_quote(cg_str *o, const char *s) {
+  cg_puts(o, "'");
+  for (; *s; s++) {
+    if (*s == '\'') cg_puts(o, "'\\''");
+    else {
+      char c[2] = {*s, 0};
+      cg_puts(o, c);
+    }
+  }
+  cg_puts(o, "'");
+}
+
+/* Runs a shell command, capturing up to cap-1 bytes of its output; returns the exit status. */
+static int run_capture(const char *cmd, char *buf, size_t cap) {
+  FILE *f = popen(cmd, "r");
+  if (!f) {
+    snprintf(buf, cap, "cannot run: %s", strerror(errno));
+    return -1;
+  }
+  size_t n = 0;
+  int c;
+  while ((c = fgetc(f)) != EOF)
+    if (n + 1 < cap) buf[n++] = (char)c;
+  buf[n] = 0;
+  int st = pclose(f);
+  return st;
+}
+
+static const char *compiler_version(frit_ctx *ctx, const char *cc) {
+  cg_state *s = state_of(ctx);
+  if (s && s->version && s->ver_cc && strcmp(s->ver_cc, cc) == 0) return s->version;
+  cg_str cmd = {0};
+  cg_puts(&cmd, cc); /* cc may carry arguments (e.g. "ccache gcc"): not quoted */
+  cg_puts(&cmd, " --version 2>&1");
+  char out[512];
+  out[0] = 0;
+  if (cmd.s) run_capture(cmd.s, out, sizeof out);
+  cg_free(&cmd);
+  char *nl = strchr(out, '\n');
+  if (nl) *nl = 0;
+  if (!s) return "";
+  free(s->version);
+  free(s->ver_cc);
+  s->version = malloc(strlen(out) + 1);
+  s->ver_cc = malloc(strlen(cc) + 1);
+  if (!s->version || !s->ver_cc) {
+    free(s->version), free(s->ver_cc);
+    s->version = s->ver_cc = NULL;
+    return "";
+  }
+  strcpy(s->version, out);
+  strcpy(s->ver_cc, cc);
+  return s->version;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
+  return (h ^ 0xff) * UINT64_C(0x100000001b3); /* a separator, so fields cannot run together */
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir) {
+  char buf[4096];
+  if (strlen(dir) >= sizeof buf) return -1;
+  strcpy(buf, dir);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+static bool write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  size_t n = strlen(text);
+  bool ok = fwrite(text, 1, n, f) == n;
+  return fclose(f) == 0 && ok;
+}
+
+/* ---------- compile ---------- */
+
+static frit_status load_symbols(frit_ctx *ctx, frit_cg_program *p) {
+  for (int k = 0; k < p->nkernels; k++) {
+    void *sym = dlsym(p->handle, p->kernels[k].fn_name);
+    if (!sym) return frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: symbol %s missing from the compiled object", p->kernels[k].fn_name);
+    /* the ISO C cast from object to function pointer goes through memcpy */
+    memcpy(&p->kernels[k].fn, &sym, sizeof sym);
+  }
+  return FRIT_OK;
+}
+
+static frit_status remember(frit_ctx *ctx, uint64_t hash, void *handle) {
+  cg_state *s = state_of(ctx);
+  if (!s) {
+    dlclose(handle);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+  }
+  if (s->nloaded == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 8;
+    cg_loaded *l = realloc(s->loaded, (size_t)cap * sizeof *l);
+    if (!l) {
+      dlclose(handle);
+      return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    }
+    s->loaded = l, s->cap = cap;
+  }
+  s->loaded[s->nloaded++] = (cg_loaded){hash, handle};
+  return FRIT_OK;
+}
+
+/* The first lines of the compiler's output, for the error message. */
+static void first_lines(char *s, int nlines) {
+  for (char *p = s; *p; p++)
+    if (*p == '\n' && --nlines == 0) {
+      *p = 0;
+      return;
+    }
+}
+
+frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_cg_config *cfg) {
+  if (!p || !cfg || !p->source) return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: compile of NULL program");
+  const char *ver = compiler_version(ctx, cfg->cc);
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  h = fnv1a(h, p->source);
+  h = fnv1a(h, cfg->cc);
+  h = fnv1a(h, cfg->cflags);
+  h = fnv1a(h, ver);
+  p->hash = h;
+  cg_state *s = state_of(ctx);
+  if (!s) return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+  for (int i = 0; i < s->nloaded; i++)
+    if (s->loaded[i].hash == h) {
+      p->handle = s->loaded[i].handle;
+      p->cache_hit = 2;
+      return load_symbols(ctx, p);
+    }
+
+  /* on disk: <dir>/frit-<hash>.so; without a usable cache dir, a private temporary dir */
+  char dir[4096], final_so[4200], tmp_c[4200], tmp_so[4200];
+  bool private_dir = false;
+  if (cfg->cache_dir && strlen(cfg->cache_dir) < 4000 && make_dirs(cfg->cache_dir) == 0 &&
+      access(cfg->cache_dir, W_OK) == 0) {
+    snprintf(dir, sizeof dir, "%s", cfg->cache_dir);
+  } else {
+    const char *t = env_nonempty("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/frit-XXXXXX", t ? t : "/tmp");
+    if (!mkdtemp(dir)) return frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: cannot create a directory for compiling: %s", strerror(errno));
+    private_dir = true;
+  }
+  snprintf(final_so, sizeof final_so, "%s/frit-%016" PRIx64 ".so", dir, h);
+  void *handle = NULL;
+  if (!private_dir && access(final_so, R_OK) == 0) {
+    handle = dlopen(final_so, RTLD_NOW | RTLD_LOCAL);
+    if (handle) p->cache_hit = 1;
+  }
+  if (!handle) {
+    static unsigned counter;
+    unsigned uniq = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+    snprintf(tmp_c, sizeof tmp_c, "%s/frit-%016" PRIx64 ".%ld.%u.tmp.c", dir, h, (long)getpid(), uniq);
+    snprintf(tmp_so, sizeof tmp_so, "%s/frit-%016" PRIx64 ".%ld.%u.tmp.so", dir, h, (long)getpid(), uniq);
+    if (!write_file(tmp_c, p->source)) {
+      frit_status st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: cannot write %s: %s", tmp_c, strerror(errno));
+      unlink(tmp_c);
+      if (private_dir) rmdir(dir);
+      return st;
+    }
+    cg_str cmd = {0};
+    cg_printf(&cmd, "%s %s -fPIC -shared -o ", cfg->cc, cfg->cflags);
+    sh_quote(&cmd, tmp_so);
+    cg_puts(&cmd, " ");
+    sh_quote(&cmd, tmp_c);
+    cg_puts(&cmd, " -lm 2>&1");
+    char out[4096];
+    int rc = cmd.s ? run_capture(cmd.s, out, sizeof out) : -1;
+    if (rc != 0) {
+      first_lines(out, 12);
+      frit_status st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: compiling with '%s %s' failed:\n%s",
+                                      cfg->cc, cfg->cflags, out);
+      cg_free(&cmd);
+      unlink(tmp_c);
+      unlink(tmp_so);
+      if (private_dir) rmdir(dir);
+      return st;
+    }
+    cg_free(&cmd);
+    /* rename is atomic: a concurrent process sees the whole object or none; the source is
+       kept beside it for inspection */
+    if (rename(tmp_so, final_so) != 0) {
+      frit_status st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: cannot rename %s: %s", tmp_so, strerror(errno));
+      unlink(tmp_c);
+      unlink(tmp_so);
+      if (private_dir) rmdir(dir);
+      return st;
+    }
+    char final_c[4200];
+    snprintf(final_c, sizeof final_c, "%s/frit-%016" PRIx64 ".c", dir, h);
+    if (private_dir || rename(tmp_c, final_c) != 0) unlink(tmp_c);
+    handle = dlopen(final_so, RTLD_NOW | RTLD_LOCAL);
+    p->cache_hit = 0;
+    if (private_dir) {
+      unlink(final_so); /* the mapping stays valid */
+      rmdir(dir);
+    }
+    if (!handle) return frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: dlopen failed: %s", dlerror());
+  }
+  frit_status st = remember(ctx, h, handle);
+  if (st != FRIT_OK) return st;
+  p->handle = handle;
+  return load_symbols(ctx, p);
+}
+
+/* ---------- generation ---------- */
+
+frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names, int nkernels,
+                                       frit_uop *const *vars, int nvars) {
+  if (nkernels < 0 || (nkernels > 0 && !asts)) {
+    frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: bad kernel list");
+    return NULL;
+  }
+  frit_cg_program *p = frit_arena_alloc(&ctx->arena, sizeof *p);
+  frit_cg_kernel *ks = frit_arena_alloc(&ctx->arena, (size_t)(nkernels ? nkernels : 1) * sizeof *ks);
+  if (!p || !ks) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    return NULL;
+  }
+  memset(p, 0, sizeof *p);
+  memset(ks, 0, (size_t)(nkernels ? nkernels : 1) * sizeof *ks);
+  p->nkernels = nkernels;
+  p->kernels = ks;
+  cg_str src = {0};
+  cg_puts(&src, frit_codegen_prelude);
+  for (int k = 0; k < nkernels; k++) {
+    frit_cg_kernel *K = &ks[k];
+    char fn[32];
+    snprintf(fn, sizeof fn, "frit_k%d", k);
+    K->ast = asts[k];
+    K->fn_name = ctx_strdup(ctx, fn);
+    K->name = ctx_strdup(ctx, names && names[k] ? names[k] : fn);
+    if (!K->fn_name || !K->name) {
+      frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+      cg_free(&src);
+      return NULL;
+    }
+    K->opt = frit_codegen_optimize(ctx, asts[k], &K->g0_extent);
+    if (!K->opt) {
+      cg_free(&src);
+      return NULL;
+    }
+    char *lin = NULL;
+    char *text = frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars, &lin);
+    if (!text) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", frit_error(ctx));
+      frit_set_error(ctx, frit_last_status(ctx) != FRIT_OK ? frit_last_status(ctx) : FRIT_ERR_INVALID,
+                     "kernel %d (%s): %s", k, K->name, msg);
+      cg_free(&src);
+      return NULL;
+    }
+    K->linear = lin ? ctx_strdup(ctx, lin) : "";
+    free(lin);
+    cg_printf(&src, "\n/* kernel %d: %s */\n", k, K->name);
+    cg_puts(&src, text);
+    free(text);
+  }
+  char *s = cg_take(&src);
+  if (!s) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    return NULL;
+  }
+  p->source = ctx_strdup(ctx, s);
+  free(s);
+  if (!p->source) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    return NULL;
+  }
+  return p;
+}
+
+frit_status frit_codegen_print(frit_ctx *ctx, const frit_cg_program *p, const char *stage, int k, FILE *out) {
+  if (!p || !stage || !out) return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: print: NULL argument");
+  bool lin = strcmp(stage, "linear") == 0;
+  if (!lin && strcmp(stage, "optimized") != 0)
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: unknown stage '%s' (optimized, linear)", stage);
+  if (k < -1 || k >= p->nkernels) return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: no kernel %d", k);
+  for (int i = 0; i < p->nkernels; i++) {
+    if (k >= 0 && i != k) continue;
+    fprintf(out, "# kernel %d: %s\n", i, p->kernels[i].name);
+    if (lin) fputs(p->kernels[i].linear, out);
+    else if (frit_print_listing(ctx, p->kernels[i].opt, out) != FRIT_OK) return frit_last_status(ctx);
+  }
+  return FRIT_OK;
+}
+
+frit_status frit_codegen_info(frit_ctx *ctx, const frit_cg_config *cfg, FILE *out) {
+  fprintf(out, "cc: %s\ncflags: %s\ncache: %s\ncompiler: %s\n", cfg->cc, cfg->cflags,
+          cfg->cache_dir ? cfg->cache_dir : "(none: a temporary directory per compile)", compiler_version(ctx, cfg->cc));
+  return FRIT_OK;
+}
+
+frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir) {
+  char *def = NULL;
+  if (!dir) dir = def = default_cache_dir();
+  if (!dir) return FRIT_OK;
+  DIR *d = opendir(dir);
+  if (!d) {
+    free(def);
+    return errno == ENOENT ? FRIT_OK : frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: cannot open cache dir: %s", strerror(errno));
+  }
+  struct dirent *e;
+  frit_status st = FRIT_OK;
+  while ((e = readdir(d))) {
+    const char *n = e->d_name;
+    size_t len = strlen(n);
+    if (strncmp(n, "frit-", 5) != 0) continue;
+    if (!(len > 3 && (strcmp(n + len - 3, ".so") == 0 || strcmp(n + len - 2, ".c") == 0))) continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, n);
+    if (unlink(path) != 0 && errno != ENOENT)
+      st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: cannot remove %s: %s", path, strerror(errno));
+  }
+  closedir(d);
+  free(def);
+  return st;
+}

@@ -1,0 +1,812 @@
+/* Linearises a kernel AST into a C loop nest and renders it: every node is placed in the innermost
+ * open loop among the ranges it depends on (loop-invariant code is hoisted), REDUCE becomes an
+ * accumulator with its own loops, END and IF become blocks, effects follow their graph edges.
+ * Placement follows the reference interpreter's scopes (src/interp/interp_sets.c) so that memory
+ * reads and effects run exactly as often, and in the same order, as there. */
+#include "codegen/cg_internal.h"
+#include "ir/walk.h"
+
+#include <inttypes.h>
+
+typedef struct blk {
+  int parent;       /* block index, -1 for the function body */
+  int rix;          /* range index of a loop block, -1 otherwise */
+  bool is_if, alive;
+  bool has_child_loop, unsafe, has_store;
+  bool strided; /* a memory access not stride 1 in this loop's range */
+  uint64_t loaded_params, stored_params; /* bit p: DEFINE_GLOBAL p read / written directly here */
+  int nstores_ok;                        /* stores whose index is injective in this block's range */
+  cg_str text;
+  cg_str header; /* "for (...)" or "if (...)"; the pragma is chosen on close */
+  cg_str red;    /* reduction clauses for #pragma omp simd */
+  bool red_bad;  /* an accumulator here that no omp clause expresses */
+} blk;
+
+typedef struct nstate {
+  char *name; /* C expression of the value */
+  int blk;    /* where it was placed; -2: valid everywhere (constants, parameters) */
+  bool done;  /* effects: emitted */
+} nstate;
+
+typedef struct cg {
+  frit_ctx *ctx;
+  frit_uop **nodes;
+  size_t n;
+  uint32_t *pos;
+  uint64_t *free_, *scope;
+  bool *dyn;
+  int *rix;                /* local index -> range index or -1 */
+  frit_uop *ranges[64];
+  int nr;
+  nstate *st;
+  blk *blocks;
+  int nblocks, capblocks;
+  frit_uop *g0;
+  frit_uop *const *vars;
+  int nvars;
+  int tmp;
+  bool failed;
+} cg;
+
+static uint32_t L(const cg *g, const frit_uop *u) { return g->pos[u->id]; }
+
+static bool fail(cg *g, const frit_uop *u, const char *msg) {
+  if (!g->failed) {
+    char dt[32];
+    frit_set_error(g->ctx, FRIT_ERR_INVALID, "codegen: node %" PRIu32 " %s : %s: %s", u->id,
+                   frit_op_name((frit_op)u->op), frit_dtype_name(u->dtype, dt, sizeof dt), msg);
+  }
+  g->failed = true;
+  return false;
+}
+
+static bool is_effect_op(frit_op op) {
+  return op == FRIT_OP_STORE || op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS || op == FRIT_OP_BARRIER ||
+         op == FRIT_OP_END || op == FRIT_OP_IF || op == FRIT_OP_GROUP || op == FRIT_OP_SINK;
+}
+
+static bool is_dep(const frit_uop *u, uint32_t i) {
+  frit_op op = (frit_op)u->op;
+  if (op == FRIT_OP_AFTER) return i >= 1;
+  if (op == FRIT_OP_LOAD || op == FRIT_OP_STORE || op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS)
+    return i >= 1 && frit_dtype_kind(u->src[i]->dtype) == FRIT_VOID && !frit_dtype_is_ptr(u->src[i]->dtype);
+  return false;
+}
+
+/* ---------- analysis: free ranges, dynamic nodes, scopes (as the interpreter) ---------- */
+
+static bool analyse(cg *g) {
+  for (size_t k = 0; k < g->n; k++) {
+    frit_uop *u = g->nodes[k];
+    g->rix[k] = -1;
+    if (u->op == FRIT_OP_RANGE) {
+      if (g->nr == 64) return fail(g, u, "more than 64 ranges in one kernel");
+      g->rix[k] = g->nr;
+      g->ranges[g->nr++] = u;
+    }
+    frit_op op = (frit_op)u->op;
+    bool d = op == FRIT_OP_LOAD || op == FRIT_OP_AFTER || op == FRIT_OP_KERNEL || is_effect_op(op);
+    uint64_t f = g->rix[k] >= 0 ? UINT64_C(1) << g->rix[k] : 0;
+    uint64_t closed = 0;
+    if (op == FRIT_OP_END || op == FRIT_OP_REDUCE)
+      for (uint32_t i = 1; i < u->nsrc; i++) {
+        int r = g->rix[L(g, u->src[i])];
+        if (r < 0) return fail(g, u, "sources after the first must be RANGEs");
+        closed |= UINT64_C(1) << r;
+      }
+    for (uint32_t i = 0; i < u->nsrc; i++) {
+      uint32_t s = L(g, u->src[i]);
+      f |= g->free_[s] & ~closed;
+      d = d || g->dyn[s];
+    }
+    g->free_[k] = f;
+    g->dyn[k] = d;
+  }
+  uint64_t *acc = calloc(g->n + 1, sizeof *acc);
+  bool *has = calloc(g->n + 1, sizeof *has);
+  if (!acc || !has) {
+    free(acc);
+    free(has);
+    frit_set_error(g->ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    g->failed = true;
+    return false;
+  }
+  for (size_t k = g->n; k-- > 0;) {
+    frit_uop *u = g->nodes[k];
+    g->scope[k] = g->free_[k] | acc[k];
+    uint64_t own = 0;
+    if (u->op == FRIT_OP_END || u->op == FRIT_OP_REDUCE)
+      for (uint32_t i = 1; i < u->nsrc; i++) own |= UINT64_C(1) << g->rix[L(g, u->src[i])];
+    for (uint32_t i = 0; i < u->nsrc; i++) {
+      uint32_t s = L(g, u->src[i]);
+      uint64_t cx = g->scope[k] | (i == 0 ? own : 0);
+      acc[s] = has[s] ? acc[s] & cx : cx;
+      has[s] = true;
+    }
+  }
+  free(acc);
+  free(has);
+  return true;
+}
+
+/* ---------- blocks ---------- */
+
+static int new_block(cg *g, int parent, int rix, bool is_if) {
+  if (g->nblocks == g->capblocks) {
+    int cap = g->capblocks ? 2 * g->capblocks : 16;
+    blk *b = realloc(g->blocks, (size_t)cap * sizeof *b);
+    if (!b) {
+      frit_set_error(g->ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+      g->failed = true;
+      return -1;
+    }
+    g->blocks = b, g->capblocks = cap;
+  }
+  blk *b = &g->blocks[g->nblocks];
+  memset(b, 0, sizeof *b);
+  b->parent = parent, b->rix = rix, b->is_if = is_if, b->alive = true;
+  return g->nblocks++;
+}
+
+static int depth_of(const cg *g, int b) {
+  int d = 0;
+  for (; b >= 0; b = g->blocks[b].parent) d++;
+  return d;
+}
+
+static void line(cg *g, int b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void line(cg *g, int b, const char *fmt, ...) {
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  int d = depth_of(g, b);
+  for (int i = 0; i < d; i++) cg_puts(&g->blocks[b].text, "  ");
+  if (len >= 0 && (size_t)len < sizeof tmp) {
+    cg_puts(&g->blocks[b].text, tmp);
+  } else if (len >= 0) {
+    char *big = malloc((size_t)len + 1);
+    if (!big) {
+      g->blocks[b].text.oom = true;
+      return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    cg_puts(&g->blocks[b].text, big);
+    free(big);
+  }
+  cg_puts(&g->blocks[b].text, "\n");
+}
+
+static bool on_chain(const cg *g, int cur, int b) {
+  if (b == -2) return true;
+  for (int x = cur; x >= 0; x = g->blocks[x].parent)
+    if (x == b) return true;
+  return false;
+}
+
+/* The block a node goes to: the innermost open loop among the ranges of its scope; memory reads
+ * and effects never leave an IF block (the branch may guard their addresses). */
+static int place(cg *g, frit_uop *u, int cur) {
+  uint32_t k = L(g, u);
+  uint64_t mask = g->dyn[k] ? g->scope[k] : g->free_[k];
+  uint64_t seen = 0;
+  int at = -1;
+  for (int b = cur; b >= 0; b = g->blocks[b].parent) {
+    blk *B = &g->blocks[b];
+    if (B->rix >= 0) seen |= UINT64_C(1) << B->rix;
+    if (at < 0 && ((B->rix >= 0 && ((mask >> B->rix) & 1)) || (B->is_if && g->dyn[k]))) at = b;
+  }
+  if (mask & ~seen) {
+    fail(g, u, "uses a RANGE outside that range's loop");
+    return -3;
+  }
+  return at < 0 ? 0 : at;
+}
+
+/* Closes block b into its parent, choosing the loop's pragma. */
+static void close_block(cg *g, int b) {
+  blk *B = &g->blocks[b];
+  int p = B->parent;
+  blk *P = &g->blocks[p];
+  if (B->rix >= 0) {
+    P->has_child_loop = true;
+    bool simd = !B->has_child_loop && !B->unsafe && !B->red_bad && !B->strided &&
+                !(B->loaded_params & B->stored_params);
+    if (B->has_store && B->nstores_ok == 0) simd = false;
+    frit_uop *r = g->ranges[B->rix];
+    frit_uop *end = r->src[0];
+    bool small = end->op == FRIT_OP_CONST && end->arg.value.i <= 8;
+    if (simd) line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
+    else if (B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL))
+      line(g, p, "#pragma GCC unroll %d", (int)end->arg.value.i);
+  }
+  line(g, p, "%s {", B->header.s ? B->header.s : "");
+  if (B->text.s) cg_puts(&P->text, B->text.s);
+  line(g, p, "}");
+  if (B->text.oom || B->header.oom) P->text.oom = true;
+  /* child properties that stop the parent loop from being vectorised */
+  if (B->is_if) P->unsafe = true;
+  cg_free(&B->text);
+  cg_free(&B->header);
+  cg_free(&B->red);
+  B->alive = false;
+}
+
+/* ---------- emission ---------- */
+
+static const char *emit(cg *g, frit_uop *u, int cur);
+
+static char *xstrdup(cg *g, const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  if (!d) {
+    frit_set_error(g->ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    g->failed = true;
+    return NULL;
+  }
+  strcpy(d, s);
+  return d;
+}
+
+static const char *set_name(cg *g, frit_uop *u, int b, const char *name) {
+  nstate *s = &g->st[L(g, u)];
+  free(s->name);
+  s->name = xstrdup(g, name);
+  s->blk = b;
+  return s->name;
+}
+
+/* Declares "T v<id> = expr;" in block b and names the node after it. */
+static const char *bind_value(cg *g, frit_uop *u, int b, cg_str *expr) {
+  if (expr->oom) return fail(g, u, "out of memory"), NULL;
+  char name[32];
+  snprintf(name, sizeof name, "v%" PRIu32, L(g, u));
+  line(g, b, "%s %s = %s;", cg_ctype(frit_dtype_kind(u->dtype)), name, expr->s ? expr->s : "0");
+  cg_free(expr);
+  return set_name(g, u, b, name);
+}
+
+/* Opens the loop of range r as a child of block parent; returns the new block. */
+static int open_loop(cg *g, frit_uop *r, int parent) {
+  int ri = g->rix[L(g, r)];
+  for (int b = parent; b >= 0; b = g->blocks[b].parent)
+    if (g->blocks[b].rix == ri) return fail(g, r, "RANGE opened inside its own loop"), -1;
+  const char *end = emit(g, r->src[0], parent);
+  if (!end) return -1;
+  int b = new_block(g, parent, ri, false);
+  if (b < 0) return -1;
+  const char *T = cg_ctype(frit_dtype_kind(r->dtype));
+  uint32_t id = L(g, r);
+  if (r == g->g0)
+    cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = (%s)g0_begin; r%" PRIu32 " < (%s)g0_end; r%" PRIu32 "++)",
+              T, id, T, id, T, id);
+  else
+    cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, id, id, end, id);
+  return b;
+}
+
+/* A pointer operand resolved to base[offset] with an optional gate; AFTER's effects are emitted. */
+typedef struct ptrx {
+  frit_uop *base;
+  cg_str off, gate;
+} ptrx;
+
+static bool resolve_ptr(cg *g, frit_uop *p, int cur, ptrx *x) {
+  if (p->op == FRIT_OP_DEFINE_GLOBAL || p->op == FRIT_OP_DEFINE_REG || p->op == FRIT_OP_DEFINE_LOCAL) {
+    x->base = p;
+    return true;
+  }
+  if (p->op == FRIT_OP_AFTER) {
+    for (uint32_t i = 1; i < p->nsrc; i++)
+      if (!emit(g, p->src[i], cur)) return false;
+    return resolve_ptr(g, p->src[0], cur, x);
+  }
+  if (p->op != FRIT_OP_INDEX)
+    return fail(g, p, "unsupported pointer source (expected DEFINE_GLOBAL/REG/LOCAL, INDEX or AFTER)");
+  if (!resolve_ptr(g, p->src[0], cur, x)) return false;
+  if (frit_dtype_lanes(p->src[1]->dtype) != 1) return fail(g, p, "vector indices are not supported");
+  const char *ix = emit(g, p->src[1], cur);
+  if (!ix) return false;
+  if (x->off.n) {
+    cg_str t = {0};
+    cg_printf(&t, "(int64_t)(%s + (int64_t)%s)", x->off.s, ix);
+    cg_free(&x->off);
+    x->off = t;
+  } else {
+    cg_printf(&x->off, "%s", ix);
+  }
+  if (p->nsrc > 2) {
+    const char *gt = emit(g, p->src[2], cur);
+    if (!gt) return false;
+    if (x->gate.n) cg_printf(&x->gate, " & %s", gt);
+    else cg_printf(&x->gate, "%s", gt);
+  }
+  return true;
+}
+
+static void ptr_free(ptrx *x) {
+  cg_free(&x->off);
+  cg_free(&x->gate);
+}
+
+/* Names use the node's position in the kernel, not its id, so that the same kernel built in any
+ * ctx renders to the same text (and hits the same cache entry). */
+static const char *base_name(const cg *g, frit_uop *b, char *buf, size_t n) {
+  snprintf(buf, n, "%s%" PRIu32, b->op == FRIT_OP_DEFINE_GLOBAL ? "g" : "m", L(g, b));
+  return buf;
+}
+
+/* Is the index stride 1 in the range with bit rbit: r itself, or r plus terms free of r? Then a
+ * vector loop over r touches consecutive elements (distinct ones, for stores). */
+static bool stride1(const cg *g, frit_uop *ix, int rbit, int depth) {
+  if (ix->op == FRIT_OP_RANGE && g->rix[L(g, ix)] == rbit) return true;
+  if (ix->op != FRIT_OP_ADD || depth > 16) return false;
+  for (int i = 0; i < 2; i++)
+    if (!((g->free_[L(g, ix->src[1 - i])] >> rbit) & 1) && stride1(g, ix->src[i], rbit, depth + 1)) return true;
+  return false;
+}
+
+/* Records in the loop block how a memory access uses the loop's range: accesses that depend on
+ * it other than with stride 1 would make a forced (omp simd) vector loop gather or scatter. */
+static void note_access(cg *g, int b, frit_uop *index_node) {
+  blk *B = &g->blocks[b];
+  if (B->rix < 0) return;
+  frit_uop *ix = index_node->op == FRIT_OP_INDEX ? index_node->src[1] : index_node;
+  if (!((g->free_[L(g, index_node)] >> B->rix) & 1)) return; /* invariant in this loop */
+  if (!stride1(g, ix, B->rix, 0)) B->strided = true;
+}
+
+static bool emit_memory(cg *g, frit_uop *u, int b) {
+  nstate *s = &g->st[L(g, u)];
+  blk *B;
+  for (uint32_t i = 1; i < u->nsrc; i++)
+    if (is_dep(u, i) && !emit(g, u->src[i], b)) return false;
+  ptrx x = {0};
+  if (!resolve_ptr(g, u->src[0], b, &x)) return ptr_free(&x), false;
+  char bn[32];
+  base_name(g, x.base, bn, sizeof bn);
+  const char *off = x.off.s ? x.off.s : "0";
+  frit_scalar_kind k = frit_dtype_kind(u->op == FRIT_OP_LOAD ? u->dtype : u->src[1]->dtype);
+  if (frit_dtype_lanes(u->op == FRIT_OP_LOAD ? u->dtype : u->src[1]->dtype) != 1)
+    return ptr_free(&x), fail(g, u, "vector loads/stores are not supported yet");
+  if (frit_dtype_kind(x.base->dtype) != k) return ptr_free(&x), fail(g, u, "element dtype differs from the buffer's");
+  int p = x.base->op == FRIT_OP_DEFINE_GLOBAL ? (int)x.base->arg.i0 : -1;
+  B = &g->blocks[b];
+  /* register arrays are safe in a vector loop only when each lane owns its element */
+  if (x.base->op != FRIT_OP_DEFINE_GLOBAL &&
+      !(B->rix >= 0 && u->src[0]->op == FRIT_OP_INDEX && u->src[0]->src[1] == g->ranges[B->rix]))
+    B->unsafe = true;
+  cg_str e = {0};
+  bool ok = true;
+  cg_str mref = {0};
+  cg_printf(&mref, "%s[%s]", bn, off);
+  note_access(g, b, u->src[0]);
+  B = &g->blocks[b];
+  if (u->op == FRIT_OP_LOAD) {
+    if (p >= 0 && p < 64) B->loaded_params |= UINT64_C(1) << p;
+    const char *alt = NULL;
+    if (u->nsrc > 1 && !is_dep(u, 1)) {
+      alt = emit(g, u->src[1], b);
+      if (!alt) ok = false;
+    }
+    if (ok) {
+      if (x.gate.n) {
+        cg_printf(&e, "(%s ? ", x.gate.s);
+        cg_render_load_conv(&e, k, mref.s);
+        cg_printf(&e, " : %s)", alt ? alt : "0");
+      } else {
+        cg_render_load_conv(&e, k, mref.s);
+      }
+      ok = bind_value(g, u, b, &e) != NULL;
+    }
+  } else if (u->op == FRIT_OP_STORE) {
+    const char *v = emit(g, u->src[1], b);
+    B = &g->blocks[b];
+    if (!v) ok = false;
+    else {
+      B->has_store = true;
+      if (p >= 0 && p < 64) B->stored_params |= UINT64_C(1) << p;
+      if (B->rix >= 0) {
+        if (stride1(g, u->src[0]->op == FRIT_OP_INDEX ? u->src[0]->src[1] : u->src[0], B->rix, 0)) B->nstores_ok++;
+        else B->unsafe = true;
+      }
+      cg_render_store_conv(&e, k, v);
+      if (x.gate.n) line(g, b, "if (%s) %s = %s;", x.gate.s, mref.s, e.s);
+      else line(g, b, "%s = %s;", mref.s, e.s);
+      cg_free(&e);
+      s->done = true;
+    }
+  } else { /* ATOMIC / ATOMIC_CAS: read-modify-write; kernels run one chunk per thread, so a
+              plain update is enough as long as chunks do not share addresses */
+    B->unsafe = true;
+    const char *v = emit(g, u->src[1], b);
+    const char *v2 = u->op == FRIT_OP_ATOMIC_CAS ? emit(g, u->src[2], b) : "";
+    if (!v || !v2) ok = false;
+    else {
+      char oldn[32];
+      snprintf(oldn, sizeof oldn, "v%" PRIu32, L(g, u));
+      cg_str cur = {0}, nv = {0}, st = {0};
+      cg_render_load_conv(&cur, k, mref.s);
+      line(g, b, "%s %s = 0;", cg_ctype(k), oldn);
+      if (u->op == FRIT_OP_ATOMIC) {
+        static const frit_op aop[FRIT_ATOMIC_COUNT_] = {
+            [FRIT_ATOMIC_ADD] = FRIT_OP_ADD, [FRIT_ATOMIC_MIN] = FRIT_OP_MIN, [FRIT_ATOMIC_MAX] = FRIT_OP_MAX,
+            [FRIT_ATOMIC_AND] = FRIT_OP_AND, [FRIT_ATOMIC_OR] = FRIT_OP_OR,   [FRIT_ATOMIC_XOR] = FRIT_OP_XOR,
+            [FRIT_ATOMIC_XCHG] = FRIT_OP_CONST};
+        if (u->arg.i0 < 0 || u->arg.i0 >= FRIT_ATOMIC_COUNT_) ok = fail(g, u, "bad atomic op");
+        else if (aop[u->arg.i0] == FRIT_OP_CONST) cg_puts(&nv, v);
+        else {
+          const char *ab[2] = {oldn, v};
+          ok = cg_render_alu(g->ctx, &nv, aop[u->arg.i0], k, ab, 2);
+          if (!ok) g->failed = true;
+        }
+      } else {
+        cg_str ob = {0}, eb = {0};
+        /* compare bit patterns, as the interpreter does */
+        cg_render_bitcast(g->ctx, &ob, k, k, oldn);
+        cg_printf(&nv, "(memcmp(&(%s){%s}, &(%s){%s}, sizeof(%s)) == 0 ? %s : %s)", cg_ctype(k), oldn,
+                  cg_ctype(k), v, cg_ctype(k), v2, oldn);
+        cg_free(&ob);
+        cg_free(&eb);
+      }
+      if (ok) {
+        cg_render_store_conv(&st, k, nv.s ? nv.s : "0");
+        line(g, b, "if (%s) { %s = %s; %s = %s; }", x.gate.n ? x.gate.s : "1", oldn, cur.s, mref.s, st.s);
+        set_name(g, u, b, oldn);
+        s = &g->st[L(g, u)];
+        s->done = true;
+      }
+      cg_free(&cur);
+      cg_free(&nv);
+      cg_free(&st);
+    }
+  }
+  cg_free(&mref);
+  ptr_free(&x);
+  return ok && !g->failed;
+}
+
+/* The reduction clause for an accumulator updated in the innermost loop, or NULL when no
+ * OpenMP clause gives frit's semantics (float max/min propagate NaN; f16 rounds each step). */
+static const char *omp_red(frit_op op, frit_scalar_kind k) {
+  if (k == FRIT_F16 || k == FRIT_BF16) return NULL;
+  if (cg_kind_float(k)) return op == FRIT_OP_ADD ? "+" : op == FRIT_OP_MUL ? "*" : NULL;
+  if (k == FRIT_BOOL) {
+    if (op == FRIT_OP_ADD || op == FRIT_OP_MAX || op == FRIT_OP_OR) return "|";
+    if (op == FRIT_OP_MUL || op == FRIT_OP_MIN || op == FRIT_OP_AND) return "&";
+    if (op == FRIT_OP_XOR) return "^";
+    return NULL;
+  }
+  if (op == FRIT_OP_ADD) return "+";
+  if (op == FRIT_OP_MUL) return "*";
+  if (op == FRIT_OP_AND) return "&";
+  if (op == FRIT_OP_OR) return "|";
+  if (op == FRIT_OP_XOR) return "^";
+  if (op == FRIT_OP_MAX) return "max";
+  if (op == FRIT_OP_MIN) return "min";
+  return NULL;
+}
+
+static const char *emit_loops(cg *g, frit_uop *u, int b) {
+  bool red = u->op == FRIT_OP_REDUCE;
+  frit_scalar_kind k = frit_dtype_kind(u->dtype);
+  frit_op rop = (frit_op)u->arg.i0;
+  char acc[32];
+  snprintf(acc, sizeof acc, "acc%" PRIu32, L(g, u));
+  bool wide = red && frit_dtype_is_int(u->dtype) && (rop == FRIT_OP_ADD || rop == FRIT_OP_MUL);
+  if (red) {
+    if (frit_dtype_lanes(u->dtype) != 1) return fail(g, u, "vector reductions are not supported yet"), NULL;
+    if (rop != FRIT_OP_ADD && rop != FRIT_OP_MUL && rop != FRIT_OP_MAX && rop != FRIT_OP_MIN &&
+        rop != FRIT_OP_AND && rop != FRIT_OP_OR && rop != FRIT_OP_XOR)
+      return fail(g, u, "reduce op must be ADD, MUL, MAX, MIN, AND, OR or XOR"), NULL;
+    cg_str id = {0};
+    if (!cg_render_const(g->ctx, &id, k, cg_reduce_identity(rop, k))) return g->failed = true, NULL;
+    line(g, b, "%s %s = %s%s;", wide ? cg_wtype(k) : cg_ctype(k), acc, wide ? "(uint64_t)" : "", id.s);
+    cg_free(&id);
+  }
+  int inner = b;
+  for (uint32_t i = 1; i < u->nsrc; i++) {
+    inner = open_loop(g, u->src[i], inner);
+    if (inner < 0) return NULL;
+  }
+  const char *v = emit(g, u->src[0], inner);
+  if (!v) return NULL;
+  if (red) {
+    cg_str e = {0};
+    if (wide) {
+      cg_printf(&e, "%s %s (%s)%s", acc, rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), v);
+    } else {
+      const char *ab[2] = {acc, v};
+      if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) return g->failed = true, NULL;
+    }
+    line(g, inner, "%s = %s;", acc, e.s);
+    cg_free(&e);
+    blk *I = &g->blocks[inner];
+    const char *clause = inner != b ? omp_red(rop, k) : NULL;
+    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc);
+    else I->red_bad = true;
+  }
+  for (int x = inner; x != b;) {
+    int p = g->blocks[x].parent;
+    close_block(g, x);
+    x = p;
+  }
+  if (g->failed) return NULL;
+  if (!red) {
+    g->st[L(g, u)].done = true;
+    return "";
+  }
+  char res[64];
+  if (wide) snprintf(res, sizeof res, "((%s)%s)", cg_ctype(k), acc);
+  else snprintf(res, sizeof res, "%s", acc);
+  return set_name(g, u, b, res);
+}
+
+static const char *emit_if(cg *g, frit_uop *u, int b) {
+  const char *c = emit(g, u->src[0], b);
+  if (!c) return NULL;
+  if (frit_dtype_lanes(u->src[0]->dtype) != 1) return fail(g, u, "condition must be a scalar"), NULL;
+  for (uint32_t i = 1; i < u->nsrc; i++) {
+    int ib = new_block(g, b, -1, true);
+    if (ib < 0) return NULL;
+    if (i == 1) cg_printf(&g->blocks[ib].header, "if (%s)", c);
+    else cg_puts(&g->blocks[ib].header, "else");
+    if (!emit(g, u->src[i], ib)) return NULL;
+    close_block(g, ib);
+  }
+  g->st[L(g, u)].done = true;
+  return "";
+}
+
+/* Signed ADD/SUB/MUL whose result range (from the sources' sound bounds) fits the dtype cannot
+ * overflow, so plain C arithmetic is exact there; it keeps index expressions affine for the
+ * vectorizer, which the unsigned wraparound form hides. */
+static bool no_overflow(const frit_uop *u) {
+  frit_scalar_kind k = frit_dtype_kind(u->dtype);
+  if (!cg_kind_signed(k) || u->nsrc != 2) return false;
+  const frit_uop *a = u->src[0], *b = u->src[1];
+  int64_t v[4], lo, hi;
+  bool ovf = false;
+  if (u->op == FRIT_OP_ADD) {
+    ovf = __builtin_add_overflow(a->vmin, b->vmin, &lo) || __builtin_add_overflow(a->vmax, b->vmax, &hi);
+  } else if (u->op == FRIT_OP_SUB) {
+    ovf = __builtin_sub_overflow(a->vmin, b->vmax, &lo) || __builtin_sub_overflow(a->vmax, b->vmin, &hi);
+  } else if (u->op == FRIT_OP_MUL) {
+    ovf = __builtin_mul_overflow(a->vmin, b->vmin, &v[0]) || __builtin_mul_overflow(a->vmin, b->vmax, &v[1]) ||
+          __builtin_mul_overflow(a->vmax, b->vmin, &v[2]) || __builtin_mul_overflow(a->vmax, b->vmax, &v[3]);
+    if (!ovf) {
+      lo = hi = v[0];
+      for (int i = 1; i < 4; i++) lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+    }
+  } else {
+    return false;
+  }
+  if (ovf) return false;
+  int bits = cg_kind_bits(k);
+  int64_t dlo = bits >= 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1)), dhi = bits >= 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+  return lo >= dlo && hi <= dhi;
+}
+
+static const char *emit(cg *g, frit_uop *u, int cur) {
+  if (g->failed) return NULL;
+  uint32_t k = L(g, u);
+  nstate *s = &g->st[k];
+  if (s->done) return s->name ? s->name : "";
+  if (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && on_chain(g, cur, s->blk)) return s->name;
+  frit_op op = (frit_op)u->op;
+  frit_scalar_kind kd = frit_dtype_kind(u->dtype);
+  if (!frit_dtype_is_ptr(u->dtype) && kd != FRIT_VOID && frit_dtype_lanes(u->dtype) != 1)
+    return fail(g, u, "vector dtypes are not supported by the C backend yet"), NULL;
+  switch (op) {
+  case FRIT_OP_CONST: {
+    cg_str e = {0};
+    if (!cg_render_const(g->ctx, &e, kd, u->arg.value)) return g->failed = true, NULL;
+    const char *r = set_name(g, u, -2, e.s);
+    cg_free(&e);
+    return r;
+  }
+  case FRIT_OP_DEFINE_VAR: {
+    for (int i = 0; i < g->nvars; i++) {
+      frit_uop *v = g->vars[i];
+      if (v == u || (v && v->arg.blob && u->arg.blob && strcmp(v->arg.blob, u->arg.blob) == 0)) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "var%d", i);
+        return set_name(g, u, -2, nm);
+      }
+    }
+    return fail(g, u, "DEFINE_VAR not in the program's variable list"), NULL;
+  }
+  case FRIT_OP_RANGE: {
+    int ri = g->rix[k];
+    for (int b = cur; b >= 0; b = g->blocks[b].parent)
+      if (g->blocks[b].rix == ri) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "r%" PRIu32, k);
+        return set_name(g, u, b, nm);
+      }
+    return fail(g, u, "RANGE used outside its loop (no END or REDUCE of it encloses the use)"), NULL;
+  }
+  case FRIT_OP_BIND: {
+    const char *v = emit(g, u->src[1], cur);
+    return v;
+  }
+  case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_BARRIER: {
+    int b = place(g, u, cur);
+    if (b < -1) return NULL;
+    for (uint32_t i = 0; i < u->nsrc; i++)
+      if (!emit(g, u->src[i], b)) return NULL;
+    g->st[k].done = true;
+    return "";
+  }
+  case FRIT_OP_AFTER: {
+    int b = place(g, u, cur);
+    if (b < -1) return NULL;
+    for (uint32_t i = 1; i < u->nsrc; i++)
+      if (!emit(g, u->src[i], b)) return NULL;
+    return "";
+  }
+  case FRIT_OP_END: case FRIT_OP_REDUCE: case FRIT_OP_IF: {
+    int b = place(g, u, cur);
+    if (b < -1) return NULL;
+    return op == FRIT_OP_IF ? emit_if(g, u, b) : emit_loops(g, u, b);
+  }
+  case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: {
+    int b = place(g, u, cur);
+    if (b < -1) return NULL;
+    if (!emit_memory(g, u, b)) return NULL;
+    s = &g->st[k];
+    return s->name ? s->name : "";
+  }
+  case FRIT_OP_CAST: case FRIT_OP_BITCAST: {
+    int b = place(g, u, cur);
+    if (b < -1) return NULL;
+    const char *a = emit(g, u->src[0], b);
+    if (!a) return NULL;
+    if (frit_dtype_is_ptr(u->dtype)) return fail(g, u, "pointer casts are not supported"), NULL;
+    cg_str e = {0};
+    frit_scalar_kind kf = frit_dtype_kind(u->src[0]->dtype);
+    bool ok = op == FRIT_OP_CAST ? cg_render_cast(g->ctx, &e, kf, kd, a) : cg_render_bitcast(g->ctx, &e, kf, kd, a);
+    if (!ok) return cg_free(&e), g->failed = true, NULL;
+    return bind_value(g, u, b, &e);
+  }
+  case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_INDEX:
+    return fail(g, u, "pointer used as a value"), NULL;
+  case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
+  case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS:
+  case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:
+  case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC: case FRIT_OP_RINT:
+  case FRIT_OP_ADD: case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_IDIV: case FRIT_OP_MOD:
+  case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR:
+  case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ:
+  case FRIT_OP_CMPNE: case FRIT_OP_WHERE: case FRIT_OP_MULACC: {
+    int b = place(g, u, cur);
+    if (b < -1) return NULL;
+    const char *a[3] = {NULL, NULL, NULL};
+    char *keep[3] = {NULL, NULL, NULL};
+    bool ok = true;
+    for (uint32_t i = 0; i < u->nsrc && i < 3 && ok; i++) {
+      const char *x = emit(g, u->src[i], b);
+      if (!x || !(keep[i] = xstrdup(g, x))) ok = false;
+      a[i] = keep[i];
+    }
+    cg_str e = {0};
+    if (ok && no_overflow(u)) {
+      cg_printf(&e, "((%s)(%s %s %s))", cg_ctype(kd), a[0], op == FRIT_OP_ADD ? "+" : op == FRIT_OP_SUB ? "-" : "*", a[1]);
+    } else if (ok) {
+      frit_scalar_kind ko = frit_dtype_kind(u->src[op == FRIT_OP_WHERE ? 1 : 0]->dtype);
+      ok = cg_render_alu(g->ctx, &e, op, ko, a, (int)u->nsrc);
+      if (!ok) g->failed = true;
+    }
+    for (int i = 0; i < 3; i++) free(keep[i]);
+    if (!ok) return cg_free(&e), NULL;
+    return bind_value(g, u, b, &e);
+  }
+  case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_SPECIAL: case FRIT_OP_KERNEL: case FRIT_OP_IOTA:
+  case FRIT_OP_CONTIGUOUS: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
+  case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_SCAN:
+  case FRIT_OP_BUFFER: case FRIT_OP_COUNT_:
+    break;
+  }
+  return fail(g, u, "not supported by the C backend (lower it first)"), NULL;
+}
+
+/* ---------- kernel ---------- */
+
+char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
+                                 int nvars, char **linear_text) {
+  cg G;
+  memset(&G, 0, sizeof G);
+  cg *g = &G;
+  g->ctx = ctx, g->vars = vars, g->nvars = nvars;
+  if (linear_text) *linear_text = NULL;
+  g->nodes = frit_walk_topo(opt, &g->n);
+  g->pos = malloc(((size_t)opt->id + 1) * sizeof *g->pos);
+  g->free_ = calloc(g->n + 1, sizeof *g->free_);
+  g->scope = calloc(g->n + 1, sizeof *g->scope);
+  g->dyn = calloc(g->n + 1, sizeof *g->dyn);
+  g->rix = calloc(g->n + 1, sizeof *g->rix);
+  g->st = calloc(g->n + 1, sizeof *g->st);
+  char *out = NULL;
+  cg_str fn = {0};
+  if (!g->nodes || !g->pos || !g->free_ || !g->scope || !g->dyn || !g->rix || !g->st) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < g->n; k++) g->pos[g->nodes[k]->id] = (uint32_t)k;
+  if (!analyse(g)) goto done;
+  for (int r = 0; r < g->nr; r++)
+    if (g->ranges[r]->arg.i1 == FRIT_AXIS_GLOBAL) {
+      if (g->g0) {
+        fail(g, g->ranges[r], "more than one GLOBAL range (run frit_codegen_optimize first)");
+        goto done;
+      }
+      g->g0 = g->ranges[r];
+    }
+  int root = new_block(g, -1, -1, false);
+  if (root < 0) goto done;
+  /* parameters, variables and register arrays at the top */
+  cg_printf(&fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);
+  cg_puts(&fn, "  (void)bufs; (void)vars; (void)g0_begin; (void)g0_end;\n");
+  for (size_t k = 0; k < g->n; k++) {
+    frit_uop *u = g->nodes[k];
+    char bn[32];
+    if (u->op == FRIT_OP_DEFINE_GLOBAL) {
+      if (u->arg.i0 < 0) {
+        fail(g, u, "negative parameter index");
+        goto done;
+      }
+      cg_printf(&fn, "  %s *restrict %s = (%s *)bufs[%" PRId64 "];\n", cg_mtype(frit_dtype_kind(u->dtype)),
+                base_name(g, u, bn, sizeof bn), cg_mtype(frit_dtype_kind(u->dtype)), u->arg.i0);
+    } else if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL) {
+      if (u->arg.i1 < 0 || u->arg.i1 > (1 << 20)) {
+        fail(g, u, "register/local arrays need a static element count up to 2^20");
+        goto done;
+      }
+      cg_printf(&fn, "  %s %s[%" PRId64 "] = {0};\n", cg_mtype(frit_dtype_kind(u->dtype)), base_name(g, u, bn, sizeof bn),
+                u->arg.i1 ? u->arg.i1 : 1);
+    } else if (u->op == FRIT_OP_DEFINE_VAR) {
+      for (int i = 0; i < nvars; i++)
+        if (vars[i] == u || (vars[i] && vars[i]->arg.blob && u->arg.blob && strcmp(vars[i]->arg.blob, u->arg.blob) == 0)) {
+          cg_printf(&fn, "  const int64_t var%d = vars[%d]; /* %s */\n", i, i, (const char *)u->arg.blob);
+          break;
+        }
+    }
+  }
+  if (!emit(g, opt, root)) goto done;
+  if (g->blocks[root].text.oom || fn.oom) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    goto done;
+  }
+  if (g->blocks[root].text.s) cg_puts(&fn, g->blocks[root].text.s);
+  cg_puts(&fn, "}\n");
+  out = cg_take(&fn);
+  if (!out) frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+  else if (linear_text) {
+    *linear_text = malloc(strlen(out) + 1);
+    if (*linear_text) strcpy(*linear_text, out);
+  }
+done:
+  cg_free(&fn);
+  for (int b = 0; b < g->nblocks; b++) {
+    cg_free(&g->blocks[b].text);
+    cg_free(&g->blocks[b].header);
+    cg_free(&g->blocks[b].red);
+  }
+  if (g->st)
+    for (size_t k = 0; k < g->n; k++) free(g->st[k].name);
+  free(g->blocks);
+  free(g->nodes);
+  free(g->pos);
+  free(g->free_);
+  free(g->scope);
+  free(g->dyn);
+  free(g->rix);
+  free(g->st);
+  return out;
+}

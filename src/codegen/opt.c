@@ -1,0 +1,159 @@
+/* Axis choices on a kernel AST before rendering: which range the runtime splits across threads
+ * (the g0 axis, type GLOBAL), the contiguous output range innermost (so the vectorizer sees
+ * stride-1 stores), and small static ranges marked UPCAST/UNROLL (rendered as unrolled loops). */
+#include "codegen/cg_internal.h"
+#include "ir/walk.h"
+
+/* Does the subgraph of u contain a node with one of these ops? (memoised by the caller's mark) */
+static bool mentions(frit_uop *u, uint8_t *mark, const uint32_t *pos, bool (*pred)(const frit_uop *)) {
+  uint32_t k = pos[u->id];
+  if (mark[k]) return mark[k] == 2;
+  bool r = pred(u);
+  for (uint32_t i = 0; i < u->nsrc && !r; i++) r = mentions(u->src[i], mark, pos, pred);
+  mark[k] = r ? 2 : 1;
+  return r;
+}
+
+static bool is_range_or_mem(const frit_uop *u) {
+  return u->op == FRIT_OP_RANGE || u->op == FRIT_OP_LOAD || u->op == FRIT_OP_DEFINE_GLOBAL;
+}
+
+/* The range among `cand` that the index uses with coefficient 1 as a direct term of its sum. */
+static frit_uop *unit_term(frit_uop *ix, frit_uop *const *cand, int n, int depth) {
+  for (int i = 0; i < n; i++)
+    if (ix == cand[i]) return ix;
+  if (ix->op == FRIT_OP_ADD && depth < 16) {
+    frit_uop *a = unit_term(ix->src[0], cand, n, depth + 1);
+    return a ? a : unit_term(ix->src[1], cand, n, depth + 1);
+  }
+  return NULL;
+}
+
+frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent) {
+  if (!ast) return NULL;
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(ast, &n);
+  uint32_t *pos = malloc(((size_t)ast->id + 1) * sizeof *pos);
+  int64_t *retype = malloc((n + 1) * sizeof *retype);
+  frit_uop **map = calloc(n + 1, sizeof *map);
+  uint8_t *mark = calloc(n + 1, 1);
+  int *users_bad = calloc(n + 1, sizeof *users_bad);
+  frit_uop *result = NULL;
+  frit_uop *g0 = NULL;
+  if (!nodes || !pos || !retype || !map || !mark || !users_bad) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < n; k++) pos[nodes[k]->id] = (uint32_t)k, retype[k] = -1;
+
+  /* the g0 candidate: the first range of every END the SINK lists, used by nothing else */
+  bool ok = ast->op == FRIT_OP_SINK && ast->nsrc > 0;
+  for (uint32_t i = 0; ok && i < ast->nsrc; i++) {
+    frit_uop *e = ast->src[i];
+    if (e->op != FRIT_OP_END || e->nsrc < 2) ok = false;
+    else if (!g0) g0 = e->src[1];
+    else if (e->src[1] != g0) ok = false;
+  }
+  if (ok && g0->arg.i1 != FRIT_AXIS_GLOBAL && g0->arg.i1 != FRIT_AXIS_LOOP) ok = false;
+  if (ok && mentions(g0->src[0], mark, pos, is_range_or_mem)) ok = false;
+  for (size_t k = 0; ok && k < n; k++) {
+    frit_uop *u = nodes[k];
+    frit_op op = (frit_op)u->op;
+    /* cross-iteration state or ordering: keep the whole range in one call */
+    if (op == FRIT_OP_AFTER || op == FRIT_OP_DEFINE_REG || op == FRIT_OP_DEFINE_LOCAL || op == FRIT_OP_ATOMIC ||
+        op == FRIT_OP_ATOMIC_CAS || op == FRIT_OP_BARRIER)
+      ok = false;
+    if (u != ast)
+      for (uint32_t i = 0; i < u->nsrc; i++)
+        if (u->src[i]->op == FRIT_OP_END) {
+          for (uint32_t j = 0; j < ast->nsrc; j++)
+            if (ast->src[j] == u->src[i]) ok = false;
+        }
+    /* every store must write an element that depends on g0, or chunks would race */
+    if (op == FRIT_OP_STORE) {
+      memset(mark, 0, n + 1);
+      frit_uop *ix = u->src[0];
+      bool dep = false;
+      /* does the index depend on g0? */
+      size_t sp = 0;
+      frit_uop **stack = malloc((n + 1) * sizeof *stack);
+      if (!stack) {
+        frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+        goto done;
+      }
+      stack[sp++] = ix;
+      mark[pos[ix->id]] = 1;
+      while (sp && !dep) {
+        frit_uop *x = stack[--sp];
+        if (x == g0) dep = true;
+        for (uint32_t i = 0; i < x->nsrc; i++)
+          if (!mark[pos[x->src[i]->id]]) mark[pos[x->src[i]->id]] = 1, stack[sp++] = x->src[i];
+      }
+      free(stack);
+      if (!dep) ok = false;
+    }
+  }
+  memset(mark, 0, n + 1);
+  if (!ok) g0 = NULL;
+  for (size_t k = 0; k < n; k++) {
+    frit_uop *u = nodes[k];
+    if (u->op != FRIT_OP_RANGE) continue;
+    int64_t t = u->arg.i1;
+    if (u == g0) t = FRIT_AXIS_GLOBAL;
+    else if (t == FRIT_AXIS_GLOBAL) t = FRIT_AXIS_LOOP;
+    if (u != g0 && u->src[0]->op == FRIT_OP_CONST && u->src[0]->arg.value.i <= 8) {
+      if (t == FRIT_AXIS_LOOP) t = FRIT_AXIS_UPCAST;
+      else if (t == FRIT_AXIS_REDUCE) t = FRIT_AXIS_UNROLL;
+    }
+    if (t != u->arg.i1) retype[k] = t;
+  }
+  /* rebuild: retyped ranges, and ENDs whose contiguous store range moves innermost */
+  for (size_t k = 0; k < n; k++) {
+    frit_uop *u = nodes[k];
+    frit_uop *src[64];
+    frit_uop **s = u->nsrc <= 64 ? src : malloc(u->nsrc * sizeof *s);
+    if (!s) {
+      frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+      goto done;
+    }
+    for (uint32_t i = 0; i < u->nsrc; i++) s[i] = map[pos[u->src[i]->id]];
+    frit_uop *nu;
+    if (retype[k] >= 0) {
+      frit_arg a = u->arg;
+      a.i1 = retype[k];
+      nu = frit_uop_new(ctx, FRIT_OP_RANGE, u->dtype, s, (int)u->nsrc, &a);
+    } else if (u->op == FRIT_OP_END && u->nsrc > 2 && u->src[0]->op == FRIT_OP_STORE &&
+               u->src[0]->src[0]->op == FRIT_OP_INDEX) {
+      /* ranges whose ends depend on other ranges (triangular loops) keep their order */
+      bool fixed = false;
+      memset(mark, 0, n + 1);
+      for (uint32_t i = 1; i < u->nsrc && !fixed; i++) fixed = mentions(u->src[i]->src[0], mark, pos, is_range_or_mem);
+      frit_uop *unit = fixed ? NULL : unit_term(u->src[0]->src[0]->src[1], u->src + 1, (int)u->nsrc - 1, 0);
+      if (unit && unit != u->src[u->nsrc - 1] && unit != g0) {
+        int w = 1;
+        for (uint32_t i = 1; i < u->nsrc; i++)
+          if (u->src[i] != unit) s[w++] = map[pos[u->src[i]->id]];
+        s[w] = map[pos[unit->id]];
+      }
+      nu = frit_uop_replace_src(ctx, u, s, (int)u->nsrc);
+    } else {
+      nu = frit_uop_replace_src(ctx, u, s, (int)u->nsrc);
+    }
+    if (s != src) free(s);
+    if (!nu) goto done;
+    map[k] = nu;
+  }
+  result = map[pos[ast->id]];
+  if (!getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0 ? map[pos[g0->id]] : NULL);
+  if (g0_extent) *g0_extent = g0 ? map[pos[g0->src[0]->id]] : frit_const_int(ctx, FRIT_I64, 1);
+  if (g0 && g0_extent && frit_dtype_kind((*g0_extent)->dtype) != FRIT_I64) *g0_extent = frit_cast(ctx, *g0_extent, FRIT_I64);
+  if (g0_extent && !*g0_extent) result = NULL;
+done:
+  free(nodes);
+  free(pos);
+  free(retype);
+  free(map);
+  free(mark);
+  free(users_bad);
+  return result;
+}

@@ -1,0 +1,223 @@
+/* Register-array accumulation: a reduction inside the innermost output loop whose inputs are
+ * contiguous along that output axis (matmul's b[k, j], a convolution's input row) is turned
+ * inside out, so that the reduction loop runs outside a vector loop over the output axis:
+ *   for j: acc = 0; for k: acc += f(j, k); out[j] = acc
+ * becomes
+ *   for j: acc[j] = 0;   for k: for j: acc[j] += f(j, k);   for j: out[j] = acc[j]
+ * Each acc[j] folds the same values in the same order, so results are bit for bit the same. */
+#include "codegen/cg_internal.h"
+#include "ir/walk.h"
+
+#define MAX_RED 8
+#define MAX_EXTENT 4096
+
+/* Rebuilds root with the nodes from[i] replaced by to[i]. */
+static frit_uop *subst(frit_ctx *ctx, frit_uop *root, frit_uop *const *from, frit_uop *const *to, int n) {
+  size_t cnt = 0;
+  frit_uop **nodes = frit_walk_topo(root, &cnt);
+  frit_uop **map = calloc((size_t)root->id + 1, sizeof *map);
+  frit_uop *res = NULL;
+  if (!nodes || !map) goto done;
+  for (size_t k = 0; k < cnt; k++) {
+    frit_uop *u = nodes[k], *nu = NULL;
+    for (int i = 0; i < n && !nu; i++)
+      if (u == from[i]) nu = to[i];
+    if (!nu) {
+      frit_uop *src[64];
+      if (u->nsrc > 64) goto done;
+      for (uint32_t i = 0; i < u->nsrc; i++) src[i] = map[u->src[i]->id];
+      nu = frit_uop_replace_src(ctx, u, src, (int)u->nsrc);
+      if (!nu) goto done;
+    }
+    map[u->id] = nu;
+  }
+  res = map[root->id];
+done:
+  free(nodes);
+  free(map);
+  return res;
+}
+
+/* Does u's subgraph contain r? (iterative, visiting each node once) */
+static bool depends_on(frit_uop *u, frit_uop *r, int depth) {
+  (void)depth;
+  if (u == r) return true;
+  if (u->id < r->id) return false; /* sources have smaller ids */
+  size_t n = (size_t)u->id + 1, sp = 0;
+  uint8_t *seen = calloc(n, 1);
+  frit_uop **stack = malloc(n * sizeof *stack);
+  bool found = false;
+  if (!seen || !stack) found = true; /* conservative */
+  else {
+    stack[sp++] = u;
+    seen[u->id] = 1;
+    while (sp && !found) {
+      frit_uop *x = stack[--sp];
+      for (uint32_t i = 0; i < x->nsrc && !found; i++) {
+        frit_uop *y = x->src[i];
+        if (y == r) found = true;
+        else if (y->id > r->id && !seen[y->id]) seen[y->id] = 1, stack[sp++] = y;
+      }
+    }
+  }
+  free(seen);
+  free(stack);
+  return found;
+}
+
+static bool unit_in(frit_uop *ix, frit_uop *r) {
+  if (ix == r) return true;
+  if (ix->op != FRIT_OP_ADD) return false;
+  for (int i = 0; i < 2; i++)
+    if (!depends_on(ix->src[1 - i], r, 0) && unit_in(ix->src[i], r)) return true;
+  return false;
+}
+
+typedef struct scan {
+  uint8_t *seen; /* node id -> visited, for the traversals below */
+  frit_uop *red[MAX_RED];
+  int nred;
+  bool bad;         /* something the rewrite does not handle */
+  bool contiguous;  /* a load in a reduction body is stride 1 along r */
+} scan;
+
+/* Collects the outermost REDUCEs below u (through values only). */
+static void collect(frit_uop *u, frit_uop *r, scan *s, int depth) {
+  if (s->bad || s->seen[u->id]) return;
+  s->seen[u->id] = 1;
+  if (depth > 200) {
+    s->bad = true;
+    return;
+  }
+  frit_op op = (frit_op)u->op;
+  if (op == FRIT_OP_AFTER || op == FRIT_OP_DEFINE_REG || op == FRIT_OP_DEFINE_LOCAL || op == FRIT_OP_IF ||
+      op == FRIT_OP_END || op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS || op == FRIT_OP_GROUP ||
+      op == FRIT_OP_BARRIER) {
+    s->bad = true;
+    return;
+  }
+  if (op == FRIT_OP_REDUCE) {
+    for (int i = 0; i < s->nred; i++)
+      if (s->red[i] == u) return;
+    if (!depends_on(u->src[0], r, 0)) return; /* invariant in r: stays where it is */
+    if (s->nred == MAX_RED || frit_dtype_lanes(u->dtype) != 1) {
+      s->bad = true;
+      return;
+    }
+    s->red[s->nred++] = u;
+    return;
+  }
+  for (uint32_t i = 0; i < u->nsrc; i++) collect(u->src[i], r, s, depth + 1);
+}
+
+/* Does a load inside the reductions' bodies read contiguously along r? */
+static void body_loads(frit_uop *u, frit_uop *r, scan *s, int depth) {
+  if (s->contiguous || depth > 200 || s->seen[u->id]) return;
+  s->seen[u->id] = 1;
+  if (u->op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_in(u->src[0]->src[1], r)) {
+    s->contiguous = true;
+    return;
+  }
+  for (uint32_t i = 0; i < u->nsrc; i++) body_loads(u->src[i], r, s, depth + 1);
+}
+
+/* Rewrites one END if it fits; returns the END unchanged otherwise (NULL only on error). */
+static frit_uop *rewrite_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0, int *next_id) {
+  if (e->nsrc < 2) return e;
+  frit_uop *r = e->src[e->nsrc - 1];
+  frit_uop *st = e->src[0];
+  if (r == g0 || r->src[0]->op != FRIT_OP_CONST) return e;
+  int64_t E = r->src[0]->arg.value.i;
+  if (E < 8 || E > MAX_EXTENT || st->op != FRIT_OP_STORE || st->nsrc != 2) return e;
+  scan s;
+  memset(&s, 0, sizeof s);
+  s.seen = calloc((size_t)e->id + 1, 1);
+  if (!s.seen) return e;
+  collect(st->src[1], r, &s, 0);
+  memset(s.seen, 0, (size_t)e->id + 1);
+  for (int t = 0; t < s.nred && !s.bad; t++) body_loads(s.red[t]->src[0], r, &s, 0);
+  free(s.seen);
+  if (s.bad || s.nred == 0 || !s.contiguous) return e;
+  for (int t = 0; t < s.nred; t++) {
+    frit_op op = (frit_op)s.red[t]->arg.i0;
+    if (op != FRIT_OP_ADD && op != FRIT_OP_MUL && op != FRIT_OP_MAX && op != FRIT_OP_MIN && op != FRIT_OP_AND &&
+        op != FRIT_OP_OR && op != FRIT_OP_XOR)
+      return e;
+    for (uint32_t i = 1; i < s.red[t]->nsrc; i++)
+      if (depends_on(s.red[t]->src[i]->src[0], r, 0)) return e; /* reduce extent varies with r */
+  }
+  frit_uop *parts[MAX_RED * 2 + 1];
+  frit_uop *from[MAX_RED + 1], *to[MAX_RED + 1];
+  int np = 0;
+  frit_uop *ro = frit_range(ctx, r->src[0], (*next_id)++, FRIT_AXIS_UPCAST);
+  if (!ro) return NULL;
+  for (int t = 0; t < s.nred; t++) {
+    frit_uop *R = s.red[t];
+    frit_scalar_kind k = frit_dtype_kind(R->dtype);
+    frit_arg ra = frit_arg_none();
+    ra.i0 = (*next_id)++;
+    ra.i1 = E;
+    frit_uop *reg = frit_uop_new(ctx, FRIT_OP_DEFINE_REG, frit_dtype_ptr(R->dtype, FRIT_ADDR_REG), NULL, 0, &ra);
+    frit_uop *ri = frit_range(ctx, r->src[0], (*next_id)++, FRIT_AXIS_UPCAST);
+    frit_uop *rt = frit_range(ctx, r->src[0], (*next_id)++, FRIT_AXIS_UPCAST);
+    frit_uop *id = frit_const(ctx, R->dtype, cg_reduce_identity((frit_op)R->arg.i0, k));
+    if (!reg || !ri || !rt || !id) return NULL;
+    frit_arg z = frit_arg_none();
+    frit_uop *ix_i = frit_uop_new(ctx, FRIT_OP_INDEX, reg->dtype, (frit_uop *[]){reg, ri}, 2, &z);
+    frit_uop *st_i = ix_i ? frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){ix_i, id}, 2, &z) : NULL;
+    frit_uop *init = st_i ? frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st_i, ri}, 2, &z) : NULL;
+    frit_uop *body = init ? subst(ctx, R->src[0], &r, &rt, 1) : NULL;
+    frit_uop *aft = body ? frit_uop_new(ctx, FRIT_OP_AFTER, reg->dtype, (frit_uop *[]){reg, init}, 2, &z) : NULL;
+    frit_uop *ix_t = aft ? frit_uop_new(ctx, FRIT_OP_INDEX, reg->dtype, (frit_uop *[]){aft, rt}, 2, &z) : NULL;
+    frit_uop *cur = ix_t ? frit_uop_new(ctx, FRIT_OP_LOAD, R->dtype, &ix_t, 1, &z) : NULL;
+    frit_uop *nv = cur ? frit_binary(ctx, (frit_op)R->arg.i0, cur, body) : NULL;
+    frit_uop *ix_w = nv ? frit_uop_new(ctx, FRIT_OP_INDEX, reg->dtype, (frit_uop *[]){reg, rt}, 2, &z) : NULL;
+    frit_uop *st_w = ix_w ? frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){ix_w, nv}, 2, &z) : NULL;
+    if (!st_w) return NULL;
+    /* the reduction's own ranges outside, the output axis innermost */
+    frit_uop *es[66];
+    int ne = 0;
+    es[ne++] = st_w;
+    for (uint32_t i = 1; i < R->nsrc && ne < 65; i++) es[ne++] = R->src[i];
+    es[ne++] = rt;
+    frit_uop *acc = frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, ne, &z);
+    frit_uop *aft2 = acc ? frit_uop_new(ctx, FRIT_OP_AFTER, reg->dtype, (frit_uop *[]){reg, acc}, 2, &z) : NULL;
+    frit_uop *ix_o = aft2 ? frit_uop_new(ctx, FRIT_OP_INDEX, reg->dtype, (frit_uop *[]){aft2, ro}, 2, &z) : NULL;
+    frit_uop *res = ix_o ? frit_uop_new(ctx, FRIT_OP_LOAD, R->dtype, &ix_o, 1, &z) : NULL;
+    if (!res) return NULL;
+    parts[np++] = init;
+    parts[np++] = acc;
+    from[t] = R, to[t] = res;
+  }
+  from[s.nred] = r, to[s.nred] = ro;
+  frit_uop *st2 = subst(ctx, st, from, to, s.nred + 1);
+  frit_arg z = frit_arg_none();
+  frit_uop *out = st2 ? frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st2, ro}, 2, &z) : NULL;
+  if (!out) return NULL;
+  parts[np++] = out;
+  frit_uop *grp = frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, parts, np, &z);
+  if (!grp) return NULL;
+  if (e->nsrc == 2) return grp;
+  frit_uop *es[64];
+  if (e->nsrc > 64) return e;
+  es[0] = grp;
+  for (uint32_t i = 1; i + 1 < e->nsrc; i++) es[i] = e->src[i];
+  return frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, (int)e->nsrc - 1, &z);
+}
+
+frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0) {
+  if (ast->op != FRIT_OP_SINK || ast->nsrc > 64) return ast;
+  frit_uop *src[64];
+  bool changed = false;
+  int next_id = 1000;
+  for (uint32_t i = 0; i < ast->nsrc; i++) {
+    src[i] = ast->src[i];
+    if (src[i]->op == FRIT_OP_END) {
+      frit_uop *n = rewrite_end(ctx, src[i], g0, &next_id);
+      if (!n) return NULL;
+      changed = changed || n != src[i];
+      src[i] = n;
+    }
+  }
+  return changed ? frit_uop_replace_src(ctx, ast, src, (int)ast->nsrc) : ast;
+}

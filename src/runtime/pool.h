@@ -1,0 +1,20 @@
+/* A persistent pthread pool that runs one compiled kernel at a time over chunks of its
+ * outermost GLOBAL axis. The calling thread works too; workers sleep between launches. */
+#ifndef FRIT_RUNTIME_POOL_H
+#define FRIT_RUNTIME_POOL_H
+
+#include "codegen/codegen.h" /* frit_kernel_fn: the signature every compiled kernel exports */
+
+typedef struct frit_pool frit_pool;
+
+/* A pool of `nthreads` threads in all, the caller included (so nthreads - 1 are started).
+ * NULL when out of memory or when no thread could be started; nthreads <= 1 gives a pool
+ * that runs everything on the caller. */
+frit_pool *frit_pool_new(int nthreads);
+void frit_pool_free(frit_pool *p);
+int frit_pool_threads(const frit_pool *p);
+/* Runs fn over [0, extent) split into chunks, on every thread; returns when all are done. */
+void frit_pool_launch(frit_pool *p, frit_kernel_fn fn, void *const *bufs, const int64_t *vars,
+                      int64_t extent);
+
+#endif

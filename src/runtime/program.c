@@ -1,0 +1,352 @@
+/* Compiled programs: binding variables, sizing and planning memory, launching the kernels on
+ * the thread pool (or the reference interpreter), and the queries and printers of the API. */
+#include <inttypes.h>
+
+#include "runtime/runtime.h"
+
+/* ---------- lifetime ---------- */
+
+static void program_destroy(void *ptr) {
+  frit_program *p = ptr;
+  frit_pool_free(p->pool);
+  free(p->arena);
+  free(p->numel);
+  free(p->offsets);
+  free(p->varvals);
+  free(p->bufptr);
+  free(p->params);
+  free(p->param_sizes);
+  free(p->binds);
+  free(p);
+}
+
+static void owned_noop(void *ptr) { (void)ptr; }
+
+frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit_cg_config *cfg,
+                                  int threads) {
+  const frit_schedule *s = c->sched;
+  frit_program *p = calloc(1, sizeof *p);
+  if (!p) goto oom;
+  p->ctx = ctx;
+  p->c = c;
+  p->cfg = *cfg;
+  p->threads = threads;
+  int maxp = 1;
+  for (int k = 0; k < s->nkernels; k++)
+    if (s->kernels[k].nparams > maxp) maxp = s->kernels[k].nparams;
+  size_t nb = (size_t)(s->nbufs ? s->nbufs : 1), nv = (size_t)(s->nvars ? s->nvars : 1);
+  p->numel = calloc(nb, sizeof *p->numel);
+  p->offsets = calloc(nb, sizeof *p->offsets);
+  p->bufptr = calloc(nb, sizeof *p->bufptr);
+  p->varvals = calloc(nv, sizeof *p->varvals);
+  p->binds = calloc(nv, sizeof *p->binds);
+  p->params = calloc((size_t)maxp, sizeof *p->params);
+  p->param_sizes = calloc((size_t)maxp, sizeof *p->param_sizes);
+  if (!p->numel || !p->offsets || !p->bufptr || !p->varvals || !p->binds || !p->params ||
+      !p->param_sizes) {
+    program_destroy(p);
+    goto oom;
+  }
+  if (!frit_ctx_own(ctx, p, program_destroy)) goto oom; /* it destroyed p */
+  return p;
+oom:
+  frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
+  return NULL;
+}
+
+void frit_program_free(frit_program *p) {
+  if (!p) return;
+  frit_ctx *ctx = p->ctx;
+  /* the ctx keeps a slot for every program; disarm it so that frit_ctx_free skips this one */
+  for (size_t i = ctx->owned_count; i-- > 0;) {
+    if (ctx->owned[i].ptr == p && ctx->owned[i].destroy == program_destroy) {
+      ctx->owned[i].destroy = owned_noop;
+      ctx->owned[i].ptr = NULL;
+      break;
+    }
+  }
+  program_destroy(p);
+}
+
+/* ---------- simple queries ---------- */
+
+int frit_program_num_inputs(const frit_program *p) { return p ? p->c->sched->ninputs : 0; }
+int frit_program_num_outputs(const frit_program *p) { return p ? p->c->sched->noutputs : 0; }
+int frit_program_num_kernels(const frit_program *p) { return p ? p->c->sched->nkernels : 0; }
+
+const char *frit_program_input_name(const frit_program *p, int i) {
+  if (!p || i < 0 || i >= p->c->sched->ninputs) return NULL;
+  const frit_sched_buf *b = &p->c->sched->bufs[p->c->sched->input_buf[i]];
+  return b->tensor && b->tensor->arg.blob_kind == FRIT_BLOB_STR ? b->tensor->arg.blob : "";
+}
+
+static bool kernel_ok(const frit_program *p, int k) {
+  return p && k >= 0 && k < p->c->sched->nkernels;
+}
+const char *frit_program_kernel_name(const frit_program *p, int k) {
+  return kernel_ok(p, k) ? p->c->sched->kernels[k].name : NULL;
+}
+const char *frit_program_kernel_ops(const frit_program *p, int k) {
+  return kernel_ok(p, k) ? p->c->sched->kernels[k].ops : NULL;
+}
+const char *frit_program_kernel_launch(const frit_program *p, int k) {
+  return kernel_ok(p, k) ? p->c->launch[k] : NULL;
+}
+
+const char *frit_program_source(const frit_program *p) {
+  if (!p || frit_rt_ensure_codegen(p->ctx, p->c) != FRIT_OK) return NULL;
+  return p->c->cg->source;
+}
+
+/* ---------- binding and sizing ---------- */
+
+/* Fills p->binds and p->varvals (schedule var order) from the caller's bindings. */
+static frit_status bind_vars(frit_program *p, const frit_binding *vars, int nvars, const char *what) {
+  const frit_schedule *s = p->c->sched;
+  frit_ctx *ctx = p->ctx;
+  if (nvars < 0 || (nvars > 0 && !vars))
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "%s: bad variable bindings (%d)", what, nvars);
+  for (int i = 0; i < nvars; i++) {
+    if (!vars[i].name) return frit_set_error(ctx, FRIT_ERR_INVALID, "%s: binding %d has no name", what, i);
+    for (int j = 0; j < i; j++)
+      if (!strcmp(vars[i].name, vars[j].name) && vars[i].value != vars[j].value)
+        return frit_set_error(ctx, FRIT_ERR_INVALID, "%s: variable '%s' bound twice (%" PRId64
+                              " and %" PRId64 ")", what, vars[i].name, vars[j].value, vars[i].value);
+  }
+  for (int v = 0; v < s->nvars; v++) {
+    const frit_uop *dv = s->vars[v];
+    const char *name = dv->arg.blob;
+    int found = -1;
+    for (int i = 0; i < nvars && found < 0; i++)
+      if (!strcmp(vars[i].name, name)) found = i;
+    if (found < 0)
+      return frit_set_error(ctx, FRIT_ERR_RUNTIME, "%s: variable '%s' is not bound (it sizes the "
+                            "program's tensors; bounds %" PRId64 "..%" PRId64 ")", what, name,
+                            dv->arg.i0, dv->arg.i1);
+    int64_t val = vars[found].value;
+    if (val < dv->arg.i0 || val > dv->arg.i1)
+      return frit_set_error(ctx, FRIT_ERR_RUNTIME, "%s: variable '%s' = %" PRId64
+                            " is outside its bounds %" PRId64 "..%" PRId64, what, name, val,
+                            dv->arg.i0, dv->arg.i1);
+    p->binds[v].name = name;
+    p->binds[v].value = val;
+    p->varvals[v] = val;
+  }
+  return FRIT_OK;
+}
+
+/* Evaluates every buffer's element count, rejecting shapes the bindings make negative. */
+static frit_status size_buffers(frit_program *p, const char *what) {
+  const frit_schedule *s = p->c->sched;
+  for (int b = 0; b < s->nbufs; b++) {
+    const frit_sched_buf *sb = &s->bufs[b];
+    for (int d = 0; d < sb->ndim; d++) {
+      int64_t v;
+      frit_status st = frit_rt_eval(p->ctx, sb->dims[d], p->binds, s->nvars, &v);
+      if (st != FRIT_OK) return st;
+      if (v < 0) {
+        const char *kind = sb->kind == FRIT_BUF_INPUT ? "input" : sb->kind == FRIT_BUF_OUTPUT ? "output" : "temporary";
+        return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "%s: %s buffer %d has dim %d = %s = %" PRId64
+                              " < 0 for these bindings", what, kind, b, d,
+                              frit_render_c_expr(p->ctx, sb->dims[d]), v);
+      }
+    }
+    frit_status st = frit_rt_eval(p->ctx, sb->numel, p->binds, s->nvars, &p->numel[b]);
+    if (st != FRIT_OK) return st;
+    if (p->numel[b] < 0)
+      return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "%s: buffer %d has %" PRId64 " elements",
+                            what, b, p->numel[b]);
+  }
+  return FRIT_OK;
+}
+
+static frit_status grow_arena(frit_program *p, int64_t bytes) {
+  if (bytes < 0) return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "run: negative arena size");
+  if ((uint64_t)bytes <= p->arena_cap) return FRIT_OK;
+  /* grow geometrically so that a slowly increasing size reallocates rarely */
+  uint64_t cap = p->arena_cap * 2 > (uint64_t)bytes ? p->arena_cap * 2 : (uint64_t)bytes;
+  cap = (cap + FRIT_ARENA_ALIGN - 1) / FRIT_ARENA_ALIGN * FRIT_ARENA_ALIGN;
+  if (cap > SIZE_MAX / 2)
+    return frit_set_error(p->ctx, FRIT_ERR_NOMEM, "run: arena of %" PRIu64 " bytes is too large", cap);
+  void *a = aligned_alloc(FRIT_ARENA_ALIGN, (size_t)cap);
+  if (!a) return frit_set_error(p->ctx, FRIT_ERR_NOMEM, "run: cannot allocate %" PRIu64 " bytes", cap);
+  free(p->arena);
+  p->arena = a;
+  p->arena_cap = (size_t)cap;
+  return FRIT_OK;
+}
+
+/* Iterations of kernel k's loop nest (saturating), the parallelism decision's input. */
+static int64_t kernel_work(frit_program *p, int k) {
+  int64_t work = 1;
+  for (int r = 0; r < p->c->nranges[k]; r++) {
+    int64_t e;
+    if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
+      frit_clear_error(p->ctx);
+      return INT64_MAX; /* unknown: treat as big */
+    }
+    if (e <= 0) return 0;
+    if (work > INT64_MAX / e) return INT64_MAX;
+    work *= e;
+  }
+  return work;
+}
+
+/* ---------- run ---------- */
+
+frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *outputs,
+                             const frit_binding *vars, int nvars) {
+  if (!p) return FRIT_ERR_INVALID;
+  frit_ctx *ctx = p->ctx;
+  const frit_rt_compiled *c = p->c;
+  const frit_schedule *s = c->sched;
+  frit_status st = bind_vars(p, vars, nvars, "run");
+  if (st == FRIT_OK) st = size_buffers(p, "run");
+  if (st != FRIT_OK) return st;
+  int64_t total = 0;
+  st = frit_schedule_plan_memory(ctx, s, p->binds, s->nvars, p->offsets, &total);
+  if (st == FRIT_OK) st = grow_arena(p, total);
+  if (st != FRIT_OK) return st;
+  for (int b = 0; b < s->nbufs; b++) {
+    const frit_sched_buf *sb = &s->bufs[b];
+    void *ptr = NULL;
+    if (sb->kind == FRIT_BUF_INPUT) {
+      ptr = inputs ? inputs[sb->io_index] : NULL;
+    } else if (sb->kind == FRIT_BUF_OUTPUT) {
+      ptr = outputs ? outputs[sb->io_index] : NULL;
+    } else {
+      FRIT_ASSERT(p->offsets[b] >= 0 && p->offsets[b] + p->numel[b] * ((frit_dtype_bits(sb->dtype) + 7) / 8) <= total);
+      ptr = (char *)p->arena + p->offsets[b];
+    }
+    if (!ptr && p->numel[b] > 0)
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "run: %s %d is a NULL pointer",
+                            sb->kind == FRIT_BUF_INPUT ? "input" : "output", sb->io_index);
+    p->bufptr[b] = ptr;
+  }
+  for (int k = 0; k < s->nkernels; k++) {
+    const frit_sched_kernel *sk = &s->kernels[k];
+    for (int i = 0; i < sk->nparams; i++) {
+      p->params[i] = p->bufptr[sk->param_buf[i]];
+      p->param_sizes[i] = (size_t)p->numel[sk->param_buf[i]];
+    }
+    if (c->interpret) {
+      st = frit_interpret(ctx, sk->ast, p->params, p->param_sizes, sk->nparams, p->binds, s->nvars, NULL);
+      if (st != FRIT_OK) return st;
+      continue;
+    }
+    const frit_cg_kernel *ck = &c->cg->kernels[k];
+    int64_t extent;
+    st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
+    if (st != FRIT_OK) return st;
+    if (extent <= 0) continue;
+    if (p->threads > 1 && extent > 1 && kernel_work(p, k) >= FRIT_RT_MIN_PARALLEL_WORK) {
+      if (!p->pool) p->pool = frit_pool_new(p->threads); /* NULL: run on the caller */
+      frit_pool_launch(p->pool, ck->fn, p->params, p->varvals, extent);
+    } else {
+      ck->fn(p->params, p->varvals, 0, extent);
+    }
+  }
+  return FRIT_OK;
+}
+
+/* ---------- shape and memory queries ---------- */
+
+frit_status frit_program_output_shape(frit_program *p, int k, const frit_binding *vars, int nvars,
+                                      int *ndim, int64_t *dims) {
+  if (!p) return FRIT_ERR_INVALID;
+  const frit_schedule *s = p->c->sched;
+  if (k < 0 || k >= s->noutputs)
+    return frit_set_error(p->ctx, FRIT_ERR_INVALID, "output_shape: output %d of %d", k, s->noutputs);
+  frit_status st = bind_vars(p, vars, nvars, "output_shape");
+  if (st != FRIT_OK) return st;
+  const frit_sched_buf *b = &s->bufs[s->output_buf[k]];
+  if (b->ndim > FRIT_MAX_DIMS)
+    return frit_set_error(p->ctx, FRIT_ERR_INVALID, "output_shape: %d dims", b->ndim);
+  for (int d = 0; d < b->ndim; d++) {
+    st = frit_rt_eval(p->ctx, b->dims[d], p->binds, s->nvars, &dims[d]);
+    if (st != FRIT_OK) return st;
+  }
+  *ndim = b->ndim;
+  return FRIT_OK;
+}
+
+frit_status frit_program_required_memory(frit_program *p, const frit_binding *vars, int nvars,
+                                         size_t *bytes) {
+  if (!p) return FRIT_ERR_INVALID;
+  frit_status st = bind_vars(p, vars, nvars, "required_memory");
+  if (st == FRIT_OK) st = size_buffers(p, "required_memory");
+  int64_t total = 0;
+  if (st == FRIT_OK)
+    st = frit_schedule_plan_memory(p->ctx, p->c->sched, p->binds, p->c->sched->nvars, NULL, &total);
+  if (st != FRIT_OK) return st;
+  *bytes = (size_t)total;
+  return FRIT_OK;
+}
+
+/* ---------- printing and configuration ---------- */
+
+frit_status frit_program_print(frit_program *p, const char *stage, int k, FILE *out) {
+  if (!p) return FRIT_ERR_INVALID;
+  frit_ctx *ctx = p->ctx;
+  if (!stage || !out) return frit_set_error(ctx, FRIT_ERR_INVALID, "print: no stage or stream");
+  if (k < -1 || k >= p->c->sched->nkernels)
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "print: kernel %d of %d", k, p->c->sched->nkernels);
+  if (!strcmp(stage, "tensor") || !strcmp(stage, "kernel") || !strcmp(stage, "plan"))
+    return frit_schedule_print(ctx, p->c->sched, stage, k, out);
+  if (!strcmp(stage, "optimized") || !strcmp(stage, "linear")) {
+    frit_status st = frit_rt_ensure_codegen(ctx, p->c);
+    return st != FRIT_OK ? st : frit_codegen_print(ctx, p->c->cg, stage, k, out);
+  }
+  if (!strcmp(stage, "source")) {
+    const char *src = frit_program_source(p);
+    if (!src) return frit_last_status(ctx);
+    fputs(src, out);
+    return FRIT_OK;
+  }
+  return frit_set_error(ctx, FRIT_ERR_INVALID, "print: unknown stage '%s' (tensor, kernel, "
+                        "optimized, linear, plan, source)", stage);
+}
+
+static const char *threads_source(const frit_compile_opts *opts) {
+  if (opts && opts->threads > 0) return "opts.threads";
+  const char *env = getenv("FRIT_THREADS");
+  if (env && atoi(env) > 0) return "$FRIT_THREADS";
+  return "online CPUs";
+}
+
+frit_status frit_program_info(frit_program *p, FILE *out) {
+  if (!p) return FRIT_ERR_INVALID;
+  const frit_rt_compiled *c = p->c;
+  fprintf(out, "threads: %d\n", p->threads);
+  fprintf(out, "mode: %s%s\n", c->interpret ? "interpret" : "compiled",
+          c->no_fusion ? ", no fusion" : "");
+  fprintf(out, "kernels: %d\nbuffers: %d\nvariables: %d\n", c->sched->nkernels, c->sched->nbufs,
+          c->sched->nvars);
+  if (c->sched->arena_bytes >= 0)
+    fprintf(out, "arena: %" PRId64 " bytes\n", c->sched->arena_bytes);
+  else
+    fprintf(out, "arena: symbolic (see frit_program_required_memory)\n");
+  if (c->cg && !c->interpret) {
+    static const char *const how[] = {"compiled now", "found on disk", "found in memory"};
+    int h = c->cg->cache_hit;
+    fprintf(out, "code: %016" PRIx64 " (%s)\n", c->cg->hash, h >= 0 && h <= 2 ? how[h] : "?");
+  }
+  frit_rt_stats stats = frit_rt_stats_get(p->ctx);
+  fprintf(out, "compile cache: %" PRIu64 " compiled, %" PRIu64 " reused\n", stats.compiles,
+          stats.hits);
+  return frit_codegen_info(p->ctx, &p->cfg, out);
+}
+
+frit_status frit_info(frit_ctx *ctx, FILE *out) {
+  if (!ctx) return FRIT_ERR_INVALID;
+  frit_cg_config cfg;
+  frit_status st = frit_codegen_config(ctx, NULL, &cfg);
+  if (st != FRIT_OK) return st;
+  fprintf(out, "threads: %d (%s)\n", frit_rt_default_threads(NULL), threads_source(NULL));
+  return frit_codegen_info(ctx, &cfg, out);
+}
+
+frit_status frit_cache_clear(frit_ctx *ctx, const char *cache_dir) {
+  if (!ctx) return FRIT_ERR_INVALID;
+  return frit_codegen_cache_clear(ctx, cache_dir);
+}

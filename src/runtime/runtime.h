@@ -1,0 +1,65 @@
+/* Internal view of compiled programs: the program object, the per-ctx compile cache, and the
+ * pieces the runtime's files share (pipeline.c builds programs, program.c runs and queries them). */
+#ifndef FRIT_RUNTIME_H
+#define FRIT_RUNTIME_H
+
+#include "codegen/codegen.h"
+#include "ir/uop.h"
+#include "runtime/pool.h"
+#include "schedule/schedule.h"
+
+/* Kernels whose loop nest runs fewer iterations than this (product of its RANGE extents) run
+ * on the calling thread: waking the pool costs more than they do. */
+#define FRIT_RT_MIN_PARALLEL_WORK 32768
+
+/* What the pipeline produced for one output list; shared by every program compiled from it
+ * (the compile cache hands it out again). Lives in the ctx. */
+typedef struct frit_rt_compiled {
+  frit_uop **outputs; /* the cache key: hash-consing makes pointer equality graph equality */
+  int noutputs;
+  int no_fusion, interpret;
+  const char *cc, *cflags; /* compiled code depends on these too */
+  frit_schedule *sched;
+  frit_cg_program *cg;     /* NULL when interpreting (built lazily for printing) */
+  /* per kernel */
+  frit_uop ***range_ends;  /* RANGE extents of each kernel AST, for the work estimate */
+  int *nranges;
+  char **launch;           /* launch dims as text */
+} frit_rt_compiled;
+
+struct frit_program {
+  frit_ctx *ctx;
+  frit_rt_compiled *c;
+  frit_cg_config cfg;
+  int threads;       /* threads the pool uses (1: none started) */
+  frit_pool *pool;   /* started on the first run that needs it */
+  /* run state, reused between runs */
+  void *arena;
+  size_t arena_cap;
+  int64_t *numel, *offsets, *varvals, *scratch_i64;
+  void **bufptr;     /* buffer table index -> memory */
+  void **params;     /* one kernel's parameters */
+  size_t *param_sizes;
+  frit_binding *binds;
+};
+
+/* Compile-cache statistics of a ctx (for tests and `frit_program_info`). */
+typedef struct frit_rt_stats {
+  uint64_t compiles; /* pipeline runs */
+  uint64_t hits;     /* frit_compile calls answered from the cache */
+} frit_rt_stats;
+frit_rt_stats frit_rt_stats_get(frit_ctx *ctx);
+
+/* Evaluates an integer size expression under bindings; FRIT_ERR_RUNTIME when it cannot. */
+frit_status frit_rt_eval(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars, int64_t *out);
+
+/* Threads from opts, $FRIT_THREADS or the online CPUs (at least 1). */
+int frit_rt_default_threads(const frit_compile_opts *opts);
+
+/* The program object for a pipeline result (program.c). NULL on OOM (error set). */
+frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit_cg_config *cfg,
+                                  int threads);
+/* Builds the codegen program of an interpreted compile, for printing its stages. */
+frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c);
+
+#endif

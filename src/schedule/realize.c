@@ -1,0 +1,486 @@
+/* The scheduler's realize decisions (where kernels begin and end, by the cost model of
+ * docs/schedule.md), the buffer table, and frit_schedule_build tying the stages together. */
+#include "schedule/sched_internal.h"
+
+#include <stdio.h>
+
+#define LARGE INT64_MAX
+/* A fused value holding a reduction is materialised when a consumer reads each of its elements
+ * more than this many times (docs/schedule.md). */
+#define RECOMPUTE_LIMIT 16
+
+bool sched_is_tensor_src(const frit_uop *u, uint32_t i) {
+  frit_op op = (frit_op)u->op;
+  if (op == FRIT_OP_GATHER) return i < 2;
+  if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
+      op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
+    return i == 0;
+  return (frit_op_flags(op) & FRIT_F_ALU) != 0;
+}
+
+static bool is_leaf(const frit_uop *u) {
+  return u->op == FRIT_OP_BUFFER || u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b) {
+  if (a == LARGE || b == LARGE || (b && a > INT64_MAX / b)) return LARGE;
+  return a * b;
+}
+
+/* How many times an EXPAND reads each element of its source: the product of the grown dims
+ * (LARGE when one is symbolic). */
+static int64_t expand_factor(frit_ctx *ctx, frit_uop *e) {
+  const frit_shape *in = frit_shape_of(ctx, e->src[0]);
+  int64_t f = 1;
+  for (int k = 0; in && k < in->ndim; k++) {
+    frit_uop *o = e->src[1 + k];
+    if (o == in->dims[k]) continue;
+    int64_t v = frit_dim_value(o);
+    f = sat_mul(f, v < 0 ? LARGE : v);
+  }
+  return f;
+}
+
+static int64_t static_numel(frit_ctx *ctx, frit_uop *x, int skip_axis) {
+  const frit_shape *s = frit_shape_of(ctx, x);
+  int64_t f = 1;
+  for (int k = 0; s && k < s->ndim; k++) {
+    if (k == skip_axis) continue;
+    int64_t v = frit_dim_value(s->dims[k]);
+    f = sat_mul(f, v < 0 ? LARGE : v);
+  }
+  return f;
+}
+
+typedef struct graph {
+  frit_uop **list; /* tensor nodes reachable from the outputs, ascending id */
+  size_t n;
+  uint8_t *in;     /* by id: reachable */
+  uint8_t *real;   /* by id: realized (kernel boundary) */
+  uint8_t *heavy;  /* by id: its fused cone holds a reduction */
+  uint32_t *uoff, *ulen, *users; /* users per list position (CSR) */
+  uint32_t *pos;   /* id -> list position */
+} graph;
+
+static bool is_real(const graph *g, const frit_uop *u) { return u->op == FRIT_OP_BUFFER || g->real[u->id]; }
+
+static void compute_heavy(graph *g) {
+  for (size_t i = 0; i < g->n; i++) {
+    frit_uop *u = g->list[i];
+    bool h = u->op == FRIT_OP_REDUCE_AXIS;
+    for (uint32_t j = 0; j < u->nsrc && !h && !is_leaf(u); j++)
+      if (sched_is_tensor_src(u, j) && !is_real(g, u->src[j]) && g->heavy[u->src[j]->id]) h = true;
+    g->heavy[u->id] = h && !is_leaf(u);
+  }
+}
+
+/* Materialises s (a value read `f` times per element) when it is heavy; through RESHAPEs the
+ * underlying value is realized instead, which holds the same elements in the same order. */
+static bool realize_if_heavy(graph *g, frit_uop *s, int64_t f) {
+  if (f <= RECOMPUTE_LIMIT || is_real(g, s) || !g->heavy[s->id]) return false;
+  while (s->op == FRIT_OP_RESHAPE && !is_real(g, s->src[0]) && g->heavy[s->src[0]->id]) s = s->src[0];
+  g->real[s->id] = 1;
+  return true;
+}
+
+static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, uint32_t nids) {
+  g->in = calloc(nids, 1);
+  g->real = calloc(nids, 1);
+  g->heavy = calloc(nids, 1);
+  g->pos = calloc(nids, sizeof *g->pos);
+  frit_uop **stack = malloc(((size_t)nids + 1) * sizeof *stack);
+  if (!g->in || !g->real || !g->heavy || !g->pos || !stack) {
+    free(stack);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  }
+  size_t sp = 0;
+  for (int k = 0; k < nout; k++)
+    if (!g->in[outs[k]->id]) g->in[outs[k]->id] = 1, stack[sp++] = outs[k];
+  while (sp) {
+    frit_uop *u = stack[--sp];
+    if (!frit_shape_of(ctx, u)) {
+      free(stack);
+      return frit_last_status(ctx);
+    }
+    for (uint32_t i = 0; i < u->nsrc; i++) {
+      frit_uop *s = u->src[i];
+      if (sched_is_tensor_src(u, i) && !g->in[s->id]) g->in[s->id] = 1, stack[sp++] = s;
+    }
+  }
+  free(stack);
+  g->n = 0;
+  for (uint32_t id = 0; id < nids; id++) g->n += g->in[id];
+  g->list = malloc((g->n + 1) * sizeof *g->list);
+  g->uoff = calloc(g->n + 1, sizeof *g->uoff);
+  g->ulen = calloc(g->n + 1, sizeof *g->ulen);
+  if (!g->list || !g->uoff || !g->ulen) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  size_t at = 0, nedges = 0;
+  for (uint32_t id = 0; id < nids; id++)
+    if (g->in[id]) g->pos[id] = (uint32_t)at, g->list[at++] = frit_node_by_id(ctx, id);
+  for (size_t i = 0; i < g->n; i++) {
+    frit_uop *u = g->list[i];
+    for (uint32_t j = 0; j < u->nsrc; j++)
+      if (sched_is_tensor_src(u, j)) g->ulen[g->pos[u->src[j]->id]]++, nedges++;
+  }
+  g->users = malloc((nedges + 1) * sizeof *g->users);
+  if (!g->users) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  for (size_t i = 0, o = 0; i < g->n; i++) g->uoff[i] = (uint32_t)o, o += g->ulen[i], g->ulen[i] = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    frit_uop *u = g->list[i];
+    for (uint32_t j = 0; j < u->nsrc; j++) {
+      if (!sched_is_tensor_src(u, j)) continue;
+      uint32_t p = g->pos[u->src[j]->id];
+      g->users[g->uoff[p] + g->ulen[p]++] = (uint32_t)i;
+    }
+  }
+  return FRIT_OK;
+}
+
+/* The cost model (docs/schedule.md): which tensor nodes end a kernel. */
+static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, int no_fusion) {
+  for (int k = 0; k < nout; k++)
+    if (!is_leaf(outs[k])) g->real[outs[k]->id] = 1;
+  for (size_t i = 0; i < g->n; i++) {
+    frit_uop *u = g->list[i];
+    if (is_leaf(u)) continue;
+    if (no_fusion || u->op == FRIT_OP_CONTIGUOUS || u->op == FRIT_OP_SCAN) g->real[u->id] = 1;
+  }
+  if (no_fusion) return FRIT_OK;
+  /* rule 1: a heavy value read many times per element (broadcast, gathered) is materialised */
+  bool dirty = true;
+  for (size_t i = 0; i < g->n; i++) {
+    frit_uop *u = g->list[i];
+    if (u->op != FRIT_OP_EXPAND && u->op != FRIT_OP_GATHER) continue;
+    if (dirty) compute_heavy(g); /* earlier decisions change what is heavy above them */
+    dirty = false;
+    if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_factor(ctx, u));
+    if (u->op == FRIT_OP_GATHER) {
+      dirty |= realize_if_heavy(g, u->src[0], static_numel(ctx, u->src[1], -1));
+      dirty |= realize_if_heavy(g, u->src[1], static_numel(ctx, u->src[0], (int)u->arg.i0));
+    }
+  }
+  compute_heavy(g);
+  /* rule 2: a heavy value feeding two or more kernels is materialised once. Users first: each
+   * node learns the kernels (realized nodes) its value reaches through fused paths. */
+  int32_t *root = malloc((g->n + 1) * sizeof *root);
+  uint8_t *multi = calloc(g->n + 1, 1);
+  if (!root || !multi) {
+    free(root), free(multi);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  }
+  for (size_t i = g->n; i-- > 0;) {
+    frit_uop *u = g->list[i];
+    root[i] = -1;
+    if (is_real(g, u)) {
+      root[i] = (int32_t)u->id;
+      continue;
+    }
+    for (uint32_t j = 0; j < g->ulen[i]; j++) {
+      uint32_t v = g->users[g->uoff[i] + j];
+      int32_t r = root[v];
+      if (multi[v]) multi[i] = 1;
+      if (r < 0) continue;
+      if (root[i] < 0) root[i] = r;
+      else if (root[i] != r) multi[i] = 1;
+    }
+    if (multi[i] && g->heavy[u->id] && !is_leaf(u)) {
+      g->real[u->id] = 1;
+      root[i] = (int32_t)u->id;
+      multi[i] = 0;
+    }
+  }
+  free(root);
+  free(multi);
+  return FRIT_OK;
+}
+
+/* ---------- names ---------- */
+
+static const char *op_label(const frit_uop *u, bool *compute) {
+  static const struct { frit_op op; const char *red, *scan; } names[] = {
+      {FRIT_OP_ADD, "sum", "cumsum"}, {FRIT_OP_MUL, "prod", "cumprod"}, {FRIT_OP_MAX, "max", "cummax"},
+      {FRIT_OP_MIN, "min", "cummin"}, {FRIT_OP_AND, "all", "scan_and"}, {FRIT_OP_OR, "any", "scan_or"}};
+  *compute = true;
+  if (u->op == FRIT_OP_REDUCE_AXIS || u->op == FRIT_OP_SCAN) {
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+      if ((int64_t)names[i].op == u->arg.i0) return u->op == FRIT_OP_SCAN ? names[i].scan : names[i].red;
+    return u->op == FRIT_OP_SCAN ? "scan" : "reduce";
+  }
+  *compute = !(frit_op_flags((frit_op)u->op) & FRIT_F_MOVEMENT) && u->op != FRIT_OP_CONTIGUOUS;
+  if (u->op == FRIT_OP_GATHER) *compute = true;
+  return frit_op_name((frit_op)u->op);
+}
+
+/* "mul,add,sum": the ops folded into the kernel of root, in graph order. */
+static void kernel_ops(frit_ctx *ctx, graph *g, frit_uop *root, bool load_root, char *out, size_t cap) {
+  uint8_t *seen = calloc((size_t)root->id + 1, 1);
+  frit_uop **st = malloc(((size_t)root->id + 2) * sizeof *st);
+  uint8_t *inc = calloc((size_t)root->id + 1, 1);
+  out[0] = 0;
+  if (!seen || !st || !inc) goto done;
+  size_t sp = 0;
+  if (!load_root) st[sp++] = root, seen[root->id] = 1;
+  while (sp) {
+    frit_uop *u = st[--sp];
+    if (is_leaf(u)) continue;
+    inc[u->id] = 1;
+    for (uint32_t i = 0; i < u->nsrc; i++) {
+      frit_uop *s = u->src[i];
+      if (!sched_is_tensor_src(u, i) || seen[s->id] || is_real(g, s)) continue;
+      seen[s->id] = 1;
+      st[sp++] = s;
+    }
+  }
+  for (int pass = 0; pass < 2 && !out[0]; pass++) {
+    size_t len = 0;
+    for (uint32_t id = 0; id <= root->id; id++) {
+      if (!inc[id]) continue;
+      bool compute;
+      const char *lab = op_label(frit_node_by_id(ctx, id), &compute);
+      if (compute != (pass == 0)) continue;
+      char low[32];
+      size_t l = strlen(lab);
+      if (l >= sizeof low) l = sizeof low - 1;
+      for (size_t i = 0; i < l; i++) low[i] = (char)(lab[i] >= 'A' && lab[i] <= 'Z' ? lab[i] - 'A' + 'a' : lab[i]);
+      low[l] = 0;
+      /* each name once */
+      bool dup = false;
+      for (const char *p = out; *p && !dup; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p))
+        dup = strncmp(p, low, l) == 0 && (p[l] == ',' || p[l] == 0);
+      if (dup || len + l + 2 >= cap) continue;
+      if (len) out[len++] = ',';
+      memcpy(out + len, low, l + 1);
+      len += l;
+    }
+  }
+  if (!out[0]) snprintf(out, cap, "copy");
+done:
+  free(seen);
+  free(st);
+  free(inc);
+}
+
+static const char *kernel_name(frit_ctx *ctx, int k, const char *ops) {
+  char buf[96];
+  int len = snprintf(buf, sizeof buf, "k%d", k);
+  int nops = 0;
+  for (const char *p = ops; *p && nops < 3 && len < 80; nops++) {
+    const char *e = strchr(p, ',');
+    size_t l = e ? (size_t)(e - p) : strlen(p);
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "_%.*s", (int)(l > 16 ? 16 : l), p);
+    p = e ? e + 1 : p + l;
+  }
+  char *s = frit_arena_alloc(&ctx->arena, strlen(buf) + 1);
+  if (s) strcpy(s, buf);
+  return s;
+}
+
+static const char *arena_str(frit_ctx *ctx, const char *src) {
+  char *s = frit_arena_alloc(&ctx->arena, strlen(src) + 1);
+  if (s) strcpy(s, src);
+  return s;
+}
+
+/* ---------- build ---------- */
+
+static frit_status add_buf(frit_ctx *ctx, frit_sched_buf **bufs, int *nb, int *cap, frit_uop *t, int kind, int io) {
+  if (*nb == *cap) {
+    int c = *cap ? 2 * *cap : 16;
+    frit_sched_buf *nbufs = realloc(*bufs, (size_t)c * sizeof *nbufs);
+    if (!nbufs) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+    *bufs = nbufs, *cap = c;
+  }
+  const frit_shape *s = frit_shape_of(ctx, t);
+  frit_uop *numel = s ? frit_shape_numel(ctx, s) : NULL;
+  if (!numel) return frit_last_status(ctx);
+  frit_sched_buf *b = &(*bufs)[(*nb)++];
+  memset(b, 0, sizeof *b);
+  b->dtype = t->dtype;
+  b->numel = numel;
+  b->kind = kind;
+  b->io_index = io;
+  b->first_use = b->last_use = -1;
+  b->arena_offset = -1;
+  b->tensor = t;
+  b->ndim = s->ndim;
+  b->dims = (frit_uop **)s->dims;
+  return FRIT_OK;
+}
+
+static int cmp_input(const void *a, const void *b) {
+  const frit_uop *x = *(frit_uop *const *)a, *y = *(frit_uop *const *)b;
+  if (x->arg.i0 != y->arg.i0) return x->arg.i0 < y->arg.i0 ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_var(const void *a, const void *b) {
+  const frit_uop *x = *(frit_uop *const *)a, *y = *(frit_uop *const *)b;
+  return strcmp((const char *)x->arg.blob, (const char *)y->arg.blob);
+}
+
+/* The DEFINE_VARs below root, added to vars (deduplicated). */
+static frit_status collect_vars(frit_ctx *ctx, frit_uop *root, frit_uop ***vars, int *nv, int *cap) {
+  uint8_t *seen = calloc((size_t)root->id + 1, 1);
+  frit_uop **st = malloc(((size_t)root->id + 2) * sizeof *st);
+  frit_status rc = FRIT_OK;
+  if (!seen || !st) {
+    rc = frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+    goto done;
+  }
+  size_t sp = 0;
+  st[sp++] = root, seen[root->id] = 1;
+  while (sp) {
+    frit_uop *u = st[--sp];
+    if (u->op == FRIT_OP_DEFINE_VAR) {
+      bool have = false;
+      for (int i = 0; i < *nv && !have; i++) have = (*vars)[i] == u;
+      if (!have) {
+        if (*nv == *cap) {
+          int c = *cap ? 2 * *cap : 8;
+          frit_uop **nvs = realloc(*vars, (size_t)c * sizeof *nvs);
+          if (!nvs) {
+            rc = frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+            goto done;
+          }
+          *vars = nvs, *cap = c;
+        }
+        (*vars)[(*nv)++] = u;
+      }
+    }
+    for (uint32_t i = 0; i < u->nsrc; i++)
+      if (!seen[u->src[i]->id]) seen[u->src[i]->id] = 1, st[sp++] = u->src[i];
+  }
+done:
+  free(seen);
+  free(st);
+  return rc;
+}
+
+frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int n, int no_fusion) {
+  if (!ctx) return NULL;
+  if (n <= 0 || !outputs) {
+    frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: no outputs");
+    return NULL;
+  }
+  for (int k = 0; k < n; k++)
+    if (!outputs[k] || !frit_shape_of(ctx, outputs[k])) {
+      if (frit_last_status(ctx) == FRIT_OK) frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: output %d is NULL", k);
+      return NULL;
+    }
+  frit_schedule *S = NULL;
+  uint32_t nids = (uint32_t)frit_node_count(ctx);
+  graph g;
+  memset(&g, 0, sizeof g);
+  sched_state st;
+  memset(&st, 0, sizeof st);
+  frit_sched_buf *bufs = NULL;
+  sched_kspec *specs = NULL;
+  frit_uop **inputs = NULL, **vars = NULL;
+  int nb = 0, capb = 0, nspec = 0, nv = 0, capv = 0;
+  frit_sched_kernel *kernels = NULL;
+  if (collect(ctx, &g, outputs, n, nids) != FRIT_OK || decide(ctx, &g, outputs, n, no_fusion) != FRIT_OK) goto fail;
+
+  /* buffer table: inputs (by input number), outputs, then temps in kernel order */
+  st.buf_of = malloc((size_t)nids * sizeof *st.buf_of);
+  inputs = malloc((g.n + 1) * sizeof *inputs);
+  specs = malloc((g.n + (size_t)n + 1) * sizeof *specs);
+  if (!st.buf_of || !inputs || !specs) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+    goto fail;
+  }
+  for (uint32_t id = 0; id < nids; id++) st.buf_of[id] = -1;
+  int ninputs = 0;
+  for (size_t i = 0; i < g.n; i++)
+    if (g.list[i]->op == FRIT_OP_BUFFER) inputs[ninputs++] = g.list[i];
+  qsort(inputs, (size_t)ninputs, sizeof *inputs, cmp_input);
+  for (int i = 0; i < ninputs; i++) {
+    st.buf_of[inputs[i]->id] = nb;
+    if (add_buf(ctx, &bufs, &nb, &capb, inputs[i], FRIT_BUF_INPUT, i) != FRIT_OK) goto fail;
+  }
+  int first_out = nb;
+  for (int k = 0; k < n; k++) {
+    frit_uop *t = outputs[k];
+    if (add_buf(ctx, &bufs, &nb, &capb, t, FRIT_BUF_OUTPUT, k) != FRIT_OK) goto fail;
+    if (!is_leaf(t) && st.buf_of[t->id] < 0) st.buf_of[t->id] = nb - 1;
+  }
+  for (size_t i = 0; i < g.n; i++) {
+    frit_uop *u = g.list[i];
+    if (!g.real[u->id] || is_leaf(u)) continue;
+    if (st.buf_of[u->id] < 0) {
+      st.buf_of[u->id] = nb;
+      if (add_buf(ctx, &bufs, &nb, &capb, u, FRIT_BUF_TEMP, -1) != FRIT_OK) goto fail;
+    }
+    specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .load_root = false};
+  }
+  /* outputs that are inputs, constants, or the same node twice get a copy kernel */
+  for (int k = 0; k < n; k++) {
+    frit_uop *t = outputs[k];
+    if (!is_leaf(t) && st.buf_of[t->id] == first_out + k) continue;
+    specs[nspec++] = (sched_kspec){.root = t, .out_buf = first_out + k, .load_root = !is_leaf(t)};
+  }
+
+  /* kernels */
+  st.ctx = ctx;
+  st.no_fusion = no_fusion;
+  st.nids = nids;
+  st.bufs = bufs;
+  if (!(st.rules = sched_rangeify_rules(ctx))) goto fail;
+  kernels = calloc((size_t)nspec + 1, sizeof *kernels);
+  if (!kernels) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+    goto fail;
+  }
+  for (int k = 0; k < nspec; k++) {
+    if (sched_rangeify(&st, &specs[k], &kernels[k]) != FRIT_OK) goto fail;
+    char ops[256];
+    kernel_ops(ctx, &g, specs[k].root, specs[k].load_root, ops, sizeof ops);
+    kernels[k].ops = arena_str(ctx, ops);
+    kernels[k].name = kernel_name(ctx, k, ops);
+    if (!kernels[k].ops || !kernels[k].name) {
+      frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+      goto fail;
+    }
+    for (int p = 0; p < kernels[k].nparams; p++) {
+      frit_sched_buf *b = &bufs[kernels[k].param_buf[p]];
+      if (b->first_use < 0) b->first_use = k;
+      b->last_use = k;
+    }
+    if (collect_vars(ctx, kernels[k].ast, &vars, &nv, &capv) != FRIT_OK) goto fail;
+  }
+  for (int b = 0; b < nb; b++) {
+    if (collect_vars(ctx, bufs[b].numel, &vars, &nv, &capv) != FRIT_OK) goto fail;
+    for (int d = 0; d < bufs[b].ndim; d++)
+      if (collect_vars(ctx, bufs[b].dims[d], &vars, &nv, &capv) != FRIT_OK) goto fail;
+  }
+  if (nv > 1) qsort(vars, (size_t)nv, sizeof *vars, cmp_var);
+
+  /* move everything into the context's arena */
+  S = frit_arena_alloc(&ctx->arena, sizeof *S);
+  frit_sched_kernel *ak = frit_arena_alloc(&ctx->arena, (size_t)(nspec + 1) * sizeof *ak);
+  frit_sched_buf *ab = frit_arena_alloc(&ctx->arena, (size_t)(nb + 1) * sizeof *ab);
+  frit_uop **av = frit_arena_alloc(&ctx->arena, (size_t)(nv + 1) * sizeof *av);
+  int *ib = frit_arena_alloc(&ctx->arena, (size_t)(ninputs + 1) * sizeof *ib);
+  int *ob = frit_arena_alloc(&ctx->arena, (size_t)(n + 1) * sizeof *ob);
+  if (!S || !ak || !ab || !av || !ib || !ob) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+    S = NULL;
+    goto fail;
+  }
+  memcpy(ak, kernels, (size_t)nspec * sizeof *ak);
+  memcpy(ab, bufs, (size_t)nb * sizeof *ab);
+  if (nv) memcpy(av, vars, (size_t)nv * sizeof *av);
+  for (int i = 0; i < ninputs; i++) ib[i] = i;
+  for (int k = 0; k < n; k++) ob[k] = first_out + k;
+  *S = (frit_schedule){.kernels = ak, .nkernels = nspec, .bufs = ab, .nbufs = nb, .vars = av, .nvars = nv,
+                       .ninputs = ninputs, .noutputs = n, .input_buf = ib, .output_buf = ob, .arena_bytes = -1,
+                       .no_fusion = no_fusion};
+  sched_plan_static(ctx, S);
+  goto done;
+fail:
+  S = NULL;
+done:
+  free(g.list), free(g.in), free(g.real), free(g.heavy), free(g.uoff), free(g.ulen), free(g.users), free(g.pos);
+  free(st.buf_of), free(st.params);
+  free(bufs), free(specs), free(inputs), free(vars), free(kernels);
+  return S;
+}

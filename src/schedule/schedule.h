@@ -1,0 +1,72 @@
+/* The schedule: tensor-level graph -> kernels (loop-level ASTs), buffer table and memory plan.
+ * Contract 2 between the scheduler (src/schedule) and codegen/runtime. See docs/schedule.md. */
+#ifndef FRIT_SCHEDULE_H
+#define FRIT_SCHEDULE_H
+
+#include "ir/uop.h"
+
+enum { FRIT_BUF_INPUT, FRIT_BUF_OUTPUT, FRIT_BUF_TEMP };
+
+/* Alignment (bytes) of every TEMP buffer's offset in the arena. */
+#define FRIT_ARENA_ALIGN 64
+
+typedef struct frit_sched_buf {  /* one buffer in the program's buffer table */
+  frit_dtype dtype;              /* element dtype (scalar) */
+  frit_uop *numel;               /* i64 UOp (may be symbolic) */
+  int kind;                      /* FRIT_BUF_INPUT, FRIT_BUF_OUTPUT, FRIT_BUF_TEMP */
+  int io_index;                  /* INPUT: position among the program's inputs (reachable
+                                    BUFFERs sorted by input number); OUTPUT: output number;
+                                    TEMP: -1 */
+  int first_use, last_use;       /* kernel indices, for the memory plan (-1: never used) */
+  int64_t arena_offset;          /* TEMP: byte offset (static plan) or -1 (planned at run) */
+  /* extra */
+  frit_uop *tensor;              /* the tensor-level node whose value the buffer holds
+                                    (INPUT: the BUFFER node) */
+  int ndim;                      /* its shape */
+  frit_uop **dims;               /* ndim i64 UOps */
+} frit_sched_buf;
+
+typedef struct frit_sched_kernel {
+  frit_uop *ast;         /* loop-level graph: SINK(END(STORE(INDEX(DEFINE_GLOBAL p, idx), value), RANGE...), ...)
+                            DEFINE_GLOBAL arg.i0 = parameter number p; DEFINE_VARs appear directly. */
+  int nparams;
+  int *param_buf;        /* parameter p -> buffer table index */
+  unsigned char *param_written; /* parameter p is stored to by this kernel (else only read) */
+  const char *name;      /* e.g. "k3_exp_sum" */
+  const char *ops;       /* frontend ops it came from, "exp,sub,max" */
+  frit_uop *tensor;      /* the tensor-level node the kernel realises (for the "tensor" stage) */
+} frit_sched_kernel;
+
+typedef struct frit_schedule {
+  frit_sched_kernel *kernels;
+  int nkernels;
+  frit_sched_buf *bufs;
+  int nbufs;
+  frit_uop **vars;       /* DEFINE_VARs used by any kernel or buffer size, sorted by name */
+  int nvars;
+  int ninputs, noutputs;
+  int *input_buf;        /* input i -> buffer table index */
+  int *output_buf;       /* output k -> buffer table index */
+  int64_t arena_bytes;   /* static arena size (TEMPs after reuse), or -1 when symbolic */
+  int no_fusion;
+} frit_schedule;
+
+/* Builds the schedule computing `outputs` (tensor-level nodes). no_fusion = 1: every tensor op
+ * is its own kernel. Owned by ctx. NULL with an error on bad input. */
+frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int n, int no_fusion);
+
+/* Memory plan for these variable bindings: offsets[b] (nbufs entries) gets the byte offset of
+ * each TEMP buffer in the arena (-1 for non-TEMP buffers), *total the arena size in bytes.
+ * Either pointer may be NULL. Uses the same first-fit-by-liveness plan as the static one. */
+frit_status frit_schedule_plan_memory(frit_ctx *ctx, const frit_schedule *s, const frit_binding *vars,
+                                      int nvars, int64_t *offsets, int64_t *total);
+
+/* Evaluates an i64 size expression (CONST, DEFINE_VAR, ALU) under bindings. */
+frit_status frit_schedule_eval_size(frit_ctx *ctx, frit_uop *e, const frit_binding *vars, int nvars,
+                                    int64_t *out);
+
+/* Prints stage "tensor" (tensor graph of each kernel), "kernel" (loop-level AST), or "plan"
+ * (buffer table and memory plan) for kernel k (-1: all kernels; the plan is printed with -1). */
+frit_status frit_schedule_print(frit_ctx *ctx, const frit_schedule *s, const char *stage, int k, FILE *out);
+
+#endif

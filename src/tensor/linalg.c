@@ -1,0 +1,116 @@
+/* Matrix products (numpy matmul and dot) as a broadcast multiply and a REDUCE_AXIS ADD over K,
+ * the form the scheduler fuses into one kernel without materialising the (..., M, K, N) product. */
+#include "tensor/composite.h"
+
+/* a and b are laid out so that broadcasting them gives (..., K, N') with K at axis -2: multiplies
+ * in the promoted dtype (f16/bf16 in f32; bool as AND/OR like numpy), sums over K and reshapes
+ * to the output dims. */
+static frit_tensor *contract(frit_ctx *ctx, const char *name, frit_tensor *a, frit_tensor *b, int nd_out,
+                             frit_uop *const *out_dims) {
+  if (!a || !b) return NULL;
+  frit_dtype dt = frit_promote(frit_tensor_dtype(a), frit_tensor_dtype(b));
+  frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  frit_tensor *p = tc_bin(ctx, name, frit_dtype_is_bool(dt) ? FRIT_OP_AND : FRIT_OP_MUL, ti_cast(ctx, a, cdt),
+                          ti_cast(ctx, b, cdt));
+  if (!p) return NULL;
+  int r = ti_shape(ctx, p)->ndim;
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[r - 2] = true;
+  frit_tensor *s = ti_cast(ctx, tc_sum_keep(ctx, p, mask), dt);
+  return s ? ti_reshape(ctx, s, nd_out, out_dims) : NULL;
+}
+
+/* A dim as text ("3", "n*2") in buf. */
+static const char *dim_text(frit_ctx *ctx, frit_uop *d, char *buf) {
+  int64_t v = frit_dim_value(d);
+  if (v >= 0) snprintf(buf, 64, "%lld", (long long)v);
+  else {
+    const char *t = frit_render_c_expr(ctx, d);
+    snprintf(buf, 64, "%s", t ? t : "?");
+  }
+  return buf;
+}
+
+static bool dim_is_one(const frit_uop *d) { return frit_dim_value(d) == 1; }
+
+static frit_tensor *matmul_impl(frit_ctx *ctx, const char *name, frit_tensor *a, frit_tensor *b) {
+  frit_tensor *ab[2] = {a, b};
+  const frit_shape *sa = ti_shape(ctx, a), *sb = ti_shape(ctx, b);
+  int na = sa->ndim, nb = sb->ndim;
+  if (na == 0 || nb == 0)
+    return ti_fail(ctx, name, ab, 2, "input operand %d does not have enough dimensions (has 0, needs 1)",
+                   na == 0 ? 0 : 1);
+  /* 1-D operands: a gets a leading 1 (M), b a trailing 1 (N); both are dropped at the end */
+  frit_uop *one = ti_dim(ctx, 1);
+  frit_uop *ad[FRIT_MAX_DIMS + 1], *bd[FRIT_MAX_DIMS + 1];
+  int ra = 0, rb = 0;
+  if (na == 1) ad[ra++] = one;
+  for (int i = 0; i < na; i++) ad[ra++] = sa->dims[i];
+  for (int i = 0; i < nb; i++) bd[rb++] = sb->dims[i];
+  if (nb == 1) bd[rb++] = one;
+  frit_uop *ka = ad[ra - 1], *kb = bd[rb - 2];
+  if (!ti_dim_eq(ka, kb)) {
+    char b1[64], b2[64];
+    return ti_fail(ctx, name, ab, 2, "inner dims %s and %s differ", dim_text(ctx, ka, b1), dim_text(ctx, kb, b2));
+  }
+  /* batch dims broadcast like numpy */
+  int nba = ra - 2, nbb = rb - 2, nbat = nba > nbb ? nba : nbb;
+  frit_uop *out[FRIT_MAX_DIMS + 2];
+  int nout = 0;
+  for (int i = 0; i < nbat; i++) {
+    int ia = i - (nbat - nba), ib = i - (nbat - nbb);
+    frit_uop *da = ia >= 0 ? ad[ia] : one, *db = ib >= 0 ? bd[ib] : one;
+    if (ti_dim_eq(da, db) || dim_is_one(db)) out[nout++] = da;
+    else if (dim_is_one(da)) out[nout++] = db;
+    else return ti_fail(ctx, name, ab, 2, "batch dims (axis %d of the broadcast batch) do not broadcast", i);
+  }
+  if (nout + 2 > FRIT_MAX_DIMS) return ti_fail(ctx, name, ab, 2, "result has more than %d dims", FRIT_MAX_DIMS);
+  if (na > 1) out[nout++] = ad[ra - 2];
+  if (nb > 1) out[nout++] = bd[rb - 1];
+  /* a -> (..., M, K, 1), b -> (..., 1, K, N) */
+  frit_uop *ad3[FRIT_MAX_DIMS + 2], *bd3[FRIT_MAX_DIMS + 2];
+  for (int i = 0; i < ra; i++) ad3[i] = ad[i];
+  ad3[ra] = one;
+  for (int i = 0; i < rb - 2; i++) bd3[i] = bd[i];
+  bd3[rb - 2] = one, bd3[rb - 1] = bd[rb - 2], bd3[rb] = bd[rb - 1];
+  if (ra + 1 > FRIT_MAX_DIMS || rb + 1 > FRIT_MAX_DIMS)
+    return ti_fail(ctx, name, ab, 2, "operands have too many dims");
+  return contract(ctx, name, ti_reshape(ctx, a, ra + 1, ad3), ti_reshape(ctx, b, rb + 1, bd3), nout, out);
+}
+
+frit_tensor *frit_matmul(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
+  frit_tensor *ab[2] = {a, b};
+  if (!ti_ok(ctx, "matmul", ab, 2)) return NULL;
+  return matmul_impl(ctx, "matmul", a, b);
+}
+
+frit_tensor *frit_dot(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
+  frit_tensor *ab[2] = {a, b};
+  if (!ti_ok(ctx, "dot", ab, 2)) return NULL;
+  const frit_shape *sa = ti_shape(ctx, a), *sb = ti_shape(ctx, b);
+  int na = sa->ndim, nb = sb->ndim;
+  if (na == 0 || nb == 0) { /* a scalar operand: elementwise product */
+    frit_dtype dt = frit_promote(frit_tensor_dtype(a), frit_tensor_dtype(b));
+    return tc_bin(ctx, "dot", frit_dtype_is_bool(dt) ? FRIT_OP_AND : FRIT_OP_MUL, ti_cast(ctx, a, dt),
+                  ti_cast(ctx, b, dt));
+  }
+  if (nb == 1) return matmul_impl(ctx, "dot", a, b); /* sum over the last axes: the matmul rule */
+  /* dot(a, b)[i.., j.., n] = sum_k a[i.., k] * b[j.., k, n] */
+  frit_uop *k = sa->dims[na - 1], *kb = sb->dims[nb - 2];
+  if (!ti_dim_eq(k, kb)) {
+    char b1[64], b2[64];
+    return ti_fail(ctx, "dot", ab, 2, "not aligned: %s (dim %d) != %s (dim %d)", dim_text(ctx, k, b1), na - 1,
+                   dim_text(ctx, kb, b2), nb - 2);
+  }
+  int r = na + nb - 1, nout = na + nb - 2;
+  if (r > FRIT_MAX_DIMS) return ti_fail(ctx, "dot", ab, 2, "result has more than %d dims", FRIT_MAX_DIMS);
+  frit_uop *one = ti_dim(ctx, 1), *ad[FRIT_MAX_DIMS], *bd[FRIT_MAX_DIMS], *out[FRIT_MAX_DIMS];
+  int n = 0;
+  for (int i = 0; i < na - 1; i++) ad[n] = sa->dims[i], bd[n] = one, out[n] = sa->dims[i], n++;
+  for (int i = 0; i < nb - 2; i++) ad[n] = one, bd[n] = sb->dims[i], out[n] = sb->dims[i], n++;
+  out[n] = sb->dims[nb - 1];
+  ad[n] = k, bd[n] = k, n++;
+  ad[n] = one, bd[n] = sb->dims[nb - 1], n++;
+  FRIT_ASSERT(n == r);
+  return contract(ctx, "dot", ti_reshape(ctx, a, r, ad), ti_reshape(ctx, b, r, bd), nout, out);
+}

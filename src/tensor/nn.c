@@ -1,0 +1,408 @@
+/* Neural-net ops of the tensor frontend: conv2d and pooling through a window view built from
+ * movement ops only (tinygrad's _pool), softmax/log_softmax, and take/take_along_axis/one_hot. */
+#include "tensor/composite.h"
+
+#include <math.h>
+
+/* ---------- the window view ---------- */
+
+static int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static frit_tensor *reshape_i(frit_ctx *ctx, frit_tensor *x, int nkeep, int n, const int64_t *tail) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < nkeep; i++) d[i] = s->dims[i];
+  for (int i = 0; i < n; i++) d[nkeep + i] = ti_dim(ctx, tail[i]);
+  return ti_reshape(ctx, x, nkeep + n, d);
+}
+
+static frit_tensor *expand_i(frit_ctx *ctx, frit_tensor *x, int nkeep, int n, const int64_t *tail) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < nkeep; i++) d[i] = s->dims[i];
+  for (int i = 0; i < n; i++) d[nkeep + i] = ti_dim(ctx, tail[i]);
+  return ti_expand(ctx, x, nkeep + n, d);
+}
+
+/* Keeps [0, end[i]) of the trailing n axes; the first nkeep axes are left whole. */
+static frit_tensor *shrink_i(frit_ctx *ctx, frit_tensor *x, int nkeep, int n, const int64_t *end) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_uop *b[FRIT_MAX_DIMS], *e[FRIT_MAX_DIMS], *zero = ti_dim(ctx, 0);
+  for (int i = 0; i < nkeep; i++) b[i] = zero, e[i] = s->dims[i];
+  for (int i = 0; i < n; i++) b[nkeep + i] = zero, e[nkeep + i] = ti_dim(ctx, end[i]);
+  return ti_shrink(ctx, x, b, e);
+}
+
+/* Zero padding of the trailing n axes by before[i] / after[i]. */
+static frit_tensor *pad_i(frit_ctx *ctx, frit_tensor *x, int nkeep, int n, const int64_t *before,
+                          const int64_t *after) {
+  if (!x) return NULL;
+  frit_uop *b[FRIT_MAX_DIMS], *a[FRIT_MAX_DIMS], *zero = ti_dim(ctx, 0);
+  bool any = false;
+  for (int i = 0; i < nkeep; i++) b[i] = a[i] = zero;
+  for (int i = 0; i < n; i++) {
+    b[nkeep + i] = ti_dim(ctx, before[i]), a[nkeep + i] = ti_dim(ctx, after[i]);
+    any |= before[i] != 0 || after[i] != 0;
+  }
+  return any ? ti_pad(ctx, x, b, a) : x;
+}
+
+/* Output size of a window of k taps with stride st and dilation dl over i elements, or <= 0. */
+static int64_t win_out(int64_t i, int64_t k, int64_t st, int64_t dl) {
+  int64_t span = dl * (k - 1) + 1;
+  return i < span ? 0 : cdiv64(i - span + 1, st);
+}
+
+/* The trailing nk axes of x (static sizes i_j, at least one window each) as windows:
+ * (lead..., o_1..o_nk, k_1..k_nk) with out[.., o.., t..] = x[.., o_j*st_j + t_j*dl_j ..].
+ * Movement ops only, so a consumer fuses it; this is tinygrad's _pool. */
+static frit_tensor *windows(frit_ctx *ctx, frit_tensor *x, int nk, const int64_t *k, const int64_t *st,
+                            const int64_t *dl) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  int lead = s->ndim - nk;
+  int64_t i[2], o[2], t[6];
+  bool general = false;
+  for (int j = 0; j < nk; j++) {
+    i[j] = frit_dim_value(s->dims[lead + j]);
+    o[j] = win_out(i[j], k[j], st[j], dl[j]);
+    general |= k[j] > st[j] || dl[j] != 1;
+  }
+  int perm[FRIT_MAX_DIMS];
+  for (int j = 0; j < lead; j++) perm[j] = j;
+  if (general) {
+    /* repeat each axis enough times that a row of length i*f+d walks the taps: element
+     * (t, q) of the (k, i*f+d) view is x[(t*(i*f+d) + q) mod i] = x[t*d + q] (q < i) */
+    int64_t f[2], rep[2], row[2];
+    for (int j = 0; j < nk; j++) {
+      f[j] = 1 + (o[j] * st[j] > i[j] - dl[j] * (k[j] - 1));
+      row[j] = i[j] * f[j] + dl[j];
+      rep[j] = cdiv64(k[j] * row[j], i[j]);
+    }
+    for (int j = 0; j < nk; j++) t[2 * j] = 1, t[2 * j + 1] = i[j];
+    x = reshape_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) t[2 * j] = rep[j];
+    x = expand_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) t[j] = rep[j] * i[j];
+    x = reshape_i(ctx, x, lead, nk, t);
+    for (int j = 0; j < nk; j++) t[j] = k[j] * row[j];
+    x = shrink_i(ctx, x, lead, nk, t);
+    for (int j = 0; j < nk; j++) t[2 * j] = k[j], t[2 * j + 1] = row[j];
+    x = reshape_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) t[2 * j] = k[j], t[2 * j + 1] = o[j] * st[j]; /* stride */
+    x = shrink_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) t[3 * j] = k[j], t[3 * j + 1] = o[j], t[3 * j + 2] = st[j];
+    x = reshape_i(ctx, x, lead, 3 * nk, t);
+    for (int j = 0; j < nk; j++) t[3 * j] = k[j], t[3 * j + 1] = o[j], t[3 * j + 2] = 1;
+    x = shrink_i(ctx, x, lead, 3 * nk, t);
+    for (int j = 0; j < nk; j++) t[2 * j] = k[j], t[2 * j + 1] = o[j];
+    x = reshape_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) perm[lead + j] = lead + 2 * j + 1, perm[lead + nk + j] = lead + 2 * j;
+  } else {
+    /* taps within one stride: cut each axis into (o, st) rows and keep the first k of a row */
+    int64_t before[2] = {0, 0}, after[2];
+    for (int j = 0; j < nk; j++) after[j] = o[j] * st[j] > i[j] ? o[j] * st[j] - i[j] : 0;
+    x = pad_i(ctx, x, lead, nk, before, after);
+    for (int j = 0; j < nk; j++) t[j] = o[j] * st[j];
+    x = shrink_i(ctx, x, lead, nk, t);
+    for (int j = 0; j < nk; j++) t[2 * j] = o[j], t[2 * j + 1] = st[j];
+    x = reshape_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) t[2 * j] = o[j], t[2 * j + 1] = k[j];
+    x = shrink_i(ctx, x, lead, 2 * nk, t);
+    for (int j = 0; j < nk; j++) perm[lead + j] = lead + 2 * j, perm[lead + nk + j] = lead + 2 * j + 1;
+  }
+  return x ? ti_permute(ctx, x, perm) : NULL;
+}
+
+/* ---------- pooling ---------- */
+
+typedef struct pool_geom {
+  int64_t k[2], st[2], pad[2], o[2];
+} pool_geom;
+
+/* Checks a 2-D pooling/conv geometry over the last two axes of x (static sizes required). */
+static bool pool_check(frit_ctx *ctx, const char *name, frit_tensor *x, const int64_t *kernel,
+                       const int64_t *stride, const int64_t *padding, const int64_t *dilation, pool_geom *g) {
+  const frit_shape *s = ti_shape(ctx, x);
+  if (s->ndim < 2) return TI_FAIL1(ctx, name, x, "needs at least 2 dims"), false;
+  if (s->ndim + 4 > FRIT_MAX_DIMS) return TI_FAIL1(ctx, name, x, "too many dims for the window view"), false;
+  for (int j = 0; j < 2; j++) {
+    int64_t i = frit_dim_value(s->dims[s->ndim - 2 + j]);
+    if (i < 0) return TI_FAIL1(ctx, name, x, "spatial dims must be static"), false;
+    g->k[j] = kernel[j];
+    g->st[j] = stride ? stride[j] : kernel[j];
+    g->pad[j] = padding ? padding[j] : 0;
+    int64_t dl = dilation ? dilation[j] : 1;
+    if (g->k[j] < 1 || g->st[j] < 1 || g->pad[j] < 0 || dl < 1)
+      return TI_FAIL1(ctx, name, x,
+                      "bad geometry on spatial axis %d: kernel %lld, stride %lld, padding %lld, dilation %lld "
+                      "(need kernel, stride, dilation >= 1, padding >= 0)",
+                      j, (long long)g->k[j], (long long)g->st[j], (long long)g->pad[j], (long long)dl),
+             false;
+    g->o[j] = win_out(i + 2 * g->pad[j], g->k[j], g->st[j], dl);
+    if (g->o[j] < 1)
+      return TI_FAIL1(ctx, name, x, "kernel %lld (dilation %lld) is larger than the padded input %lld on spatial axis %d",
+                      (long long)g->k[j], (long long)dl, (long long)(i + 2 * g->pad[j]), j),
+             false;
+  }
+  return true;
+}
+
+static const int64_t unit2[2] = {1, 1};
+
+/* Windows of the padded last two axes reduced with `op` (keepdims dropped): (..., OH, OW). */
+static frit_tensor *pool_reduce(frit_ctx *ctx, frit_tensor *xp, const pool_geom *g, frit_op op) {
+  frit_tensor *w = windows(ctx, xp, 2, g->k, g->st, unit2);
+  if (!w) return NULL;
+  int nd = ti_shape(ctx, w)->ndim;
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[nd - 1] = mask[nd - 2] = true;
+  frit_tensor *r = op == FRIT_OP_ADD ? tc_sum_keep(ctx, w, mask) : tc_reduce_keep(ctx, w, op, mask);
+  return tc_drop(ctx, r, mask);
+}
+
+frit_tensor *frit_max_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel[2], const int64_t stride[2],
+                             const int64_t padding[2]) {
+  if (!ti_ok(ctx, "max_pool2d", &x, 1)) return NULL;
+  if (!kernel) return TI_FAIL1(ctx, "max_pool2d", x, "needs a kernel size");
+  pool_geom g;
+  if (!pool_check(ctx, "max_pool2d", x, kernel, stride, padding, NULL, &g)) return NULL;
+  frit_dtype dt = frit_tensor_dtype(x);
+  int nd = ti_shape(ctx, x)->ndim;
+  /* padding never wins: -inf for floats, the dtype's minimum for integers, false for bool */
+  double lowest = -INFINITY;
+  if (!frit_dtype_is_float(dt)) {
+    int64_t lo, hi;
+    frit_dtype_limits(dt, &lo, &hi);
+    lowest = (double)lo;
+  }
+  int64_t before[FRIT_MAX_DIMS] = {0}, after[FRIT_MAX_DIMS] = {0};
+  before[nd - 2] = after[nd - 2] = g.pad[0];
+  before[nd - 1] = after[nd - 1] = g.pad[1];
+  frit_tensor *xp = g.pad[0] || g.pad[1] ? frit_pad(ctx, x, before, after, FRIT_PAD_CONSTANT, lowest) : x;
+  return pool_reduce(ctx, xp, &g, frit_dtype_is_bool(dt) ? FRIT_OP_OR : FRIT_OP_MAX);
+}
+
+frit_tensor *frit_avg_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel[2], const int64_t stride[2],
+                             const int64_t padding[2]) {
+  if (!ti_ok(ctx, "avg_pool2d", &x, 1)) return NULL;
+  if (!kernel) return TI_FAIL1(ctx, "avg_pool2d", x, "needs a kernel size");
+  pool_geom g;
+  if (!pool_check(ctx, "avg_pool2d", x, kernel, stride, padding, NULL, &g)) return NULL;
+  frit_dtype dt = frit_tensor_dtype(x), cdt = tc_float_compute_dtype(dt);
+  const frit_shape *s = ti_shape(ctx, x);
+  int nd = s->ndim;
+  int64_t before[2] = {g.pad[0], g.pad[1]};
+  frit_tensor *sum = pool_reduce(ctx, pad_i(ctx, ti_cast(ctx, x, cdt), nd - 2, 2, before, before), &g, FRIT_OP_ADD);
+  frit_tensor *count;
+  if (!g.pad[0] && !g.pad[1]) {
+    count = tc_scalar(ctx, cdt, (double)(g.k[0] * g.k[1]));
+  } else {
+    /* padding is not counted: the count of each window is the window sum of padded ones */
+    frit_scalar one = {.f = 1.0};
+    frit_tensor *ones = ti_full(ctx, cdt, frit_scalar_normalize(one, cdt), 2, s->dims + nd - 2);
+    count = pool_reduce(ctx, pad_i(ctx, ones, 0, 2, before, before), &g, FRIT_OP_ADD);
+  }
+  return ti_cast(ctx, tc_bin(ctx, "avg_pool2d", FRIT_OP_FDIV, sum, count), tc_float_result_dtype(dt));
+}
+
+/* ---------- convolution ---------- */
+
+frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias, const int64_t stride[2],
+                         const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
+  frit_tensor *ts[3] = {x, w, bias};
+  int nt = bias ? 3 : 2;
+  if (!ti_ok(ctx, "conv2d", ts, nt)) return NULL;
+  const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
+  if (sx->ndim != 4 || sw->ndim != 4)
+    return ti_fail(ctx, "conv2d", ts, nt, "x must be (N, C, H, W) and w (O, C/groups, KH, KW)");
+  int64_t c = frit_dim_value(sx->dims[1]), o = frit_dim_value(sw->dims[0]), cg = frit_dim_value(sw->dims[1]);
+  int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
+  if (c < 0 || o < 0 || cg < 0 || kh < 0 || kw < 0)
+    return ti_fail(ctx, "conv2d", ts, nt, "channel and kernel dims must be static");
+  if (groups < 1 || c % groups != 0 || o % groups != 0 || cg != c / groups)
+    return ti_fail(ctx, "conv2d", ts, nt,
+                   "groups %lld with C = %lld, O = %lld and w's dim 1 = %lld: need C and O divisible by groups "
+                   "and w's dim 1 == C / groups",
+                   (long long)groups, (long long)c, (long long)o, (long long)cg);
+  if (bias && (ti_shape(ctx, bias)->ndim != 1 || !ti_dim_eq(ti_shape(ctx, bias)->dims[0], sw->dims[0])))
+    return ti_fail(ctx, "conv2d", ts, nt, "bias must be (O,)");
+  if (kh < 1 || kw < 1) return ti_fail(ctx, "conv2d", ts, nt, "empty kernel");
+  int64_t kernel[2] = {kh, kw}, dl[2] = {dilation ? dilation[0] : 1, dilation ? dilation[1] : 1};
+  pool_geom g;
+  if (!pool_check(ctx, "conv2d", x, kernel, stride ? stride : unit2, padding, dl, &g)) return NULL;
+  frit_dtype dt = frit_promote(frit_tensor_dtype(x), frit_tensor_dtype(w));
+  frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  /* (N, C, OH, OW, KH, KW) windows -> (N, g, 1, C/g, OH, OW, KH, KW) against
+   * w as (1, g, O/g, C/g, 1, 1, KH, KW); the sum runs over C/g, KH, KW */
+  frit_tensor *xw = windows(ctx, pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g.pad, g.pad), 2, g.k, g.st, dl);
+  int64_t og = o / groups;
+  int64_t t8[8] = {groups, 1, cg, g.o[0], g.o[1], kh, kw};
+  xw = reshape_i(ctx, xw, 1, 7, t8);
+  int64_t w8[8] = {1, groups, og, cg, 1, 1, kh, kw};
+  frit_tensor *wr = reshape_i(ctx, ti_cast(ctx, w, cdt), 0, 8, w8);
+  frit_tensor *p = tc_bin(ctx, "conv2d", frit_dtype_is_bool(dt) ? FRIT_OP_AND : FRIT_OP_MUL, xw, wr);
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[3] = mask[6] = mask[7] = true;
+  frit_tensor *r = ti_cast(ctx, tc_sum_keep(ctx, p, mask), dt);
+  int64_t t4[3] = {o, g.o[0], g.o[1]};
+  r = reshape_i(ctx, r, 1, 3, t4);
+  if (!r || !bias) return r;
+  frit_dtype rdt = frit_promote(dt, frit_tensor_dtype(bias));
+  int64_t b4[4] = {1, o, 1, 1};
+  frit_tensor *br = reshape_i(ctx, ti_cast(ctx, bias, rdt), 0, 4, b4);
+  return tc_bin(ctx, "conv2d", frit_dtype_is_bool(rdt) ? FRIT_OP_OR : FRIT_OP_ADD, ti_cast(ctx, r, rdt), br);
+}
+
+/* ---------- softmax ---------- */
+
+static frit_tensor *softmax_impl(frit_ctx *ctx, const char *name, frit_tensor *x, int axis, bool logsm) {
+  if (!ti_ok(ctx, name, &x, 1)) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  bool mask[FRIT_MAX_DIMS] = {false};
+  if (axis == FRIT_NO_AXIS) {
+    for (int i = 0; i < s->ndim; i++) mask[i] = true;
+  } else {
+    int a = ti_axis(ctx, name, x, axis, s->ndim);
+    if (a < 0) return NULL;
+    mask[a] = true;
+  }
+  for (int i = 0; i < s->ndim; i++)
+    if (mask[i] && frit_dim_value(s->dims[i]) == 0)
+      return TI_FAIL1(ctx, name, x, "zero-size array to reduction operation maximum which has no identity");
+  frit_dtype dt = frit_tensor_dtype(x), cdt = tc_float_compute_dtype(dt);
+  frit_tensor *xs = ti_cast(ctx, x, cdt);
+  frit_tensor *m = tc_reduce_keep(ctx, xs, FRIT_OP_MAX, mask);
+  if (logsm && m) { /* as scipy: a non-finite max shifts by 0 */
+    frit_tensor *fin = ti_alu2(ctx, FRIT_OP_CMPLT, ti_alu1(ctx, FRIT_OP_ABS, m), ti_const_f(ctx, cdt, INFINITY, m));
+    m = fin ? ti_where(ctx, fin, m, ti_const_f(ctx, cdt, 0.0, m)) : NULL;
+  }
+  frit_tensor *sh = tc_bin(ctx, name, FRIT_OP_SUB, xs, m);
+  frit_tensor *e = ti_alu1(ctx, FRIT_OP_EXP, sh);
+  frit_tensor *sum = tc_reduce_keep(ctx, e, FRIT_OP_ADD, mask);
+  frit_tensor *r = logsm ? tc_bin(ctx, name, FRIT_OP_SUB, sh, ti_alu1(ctx, FRIT_OP_LOG, sum))
+                         : tc_bin(ctx, name, FRIT_OP_FDIV, e, sum);
+  return ti_cast(ctx, r, tc_float_result_dtype(dt));
+}
+
+frit_tensor *frit_softmax(frit_ctx *ctx, frit_tensor *x, int axis) { return softmax_impl(ctx, "softmax", x, axis, false); }
+frit_tensor *frit_log_softmax(frit_ctx *ctx, frit_tensor *x, int axis) {
+  return softmax_impl(ctx, "log_softmax", x, axis, true);
+}
+
+/* ---------- indexing ---------- */
+
+/* idx (any integer dtype) as i64 with negatives wrapped by n and the result clamped to [0, n). */
+static frit_tensor *wrap_clamp(frit_ctx *ctx, const char *name, frit_tensor *idx, frit_uop *n) {
+  frit_tensor *i = ti_cast(ctx, idx, FRIT_I64);
+  frit_tensor *nt = TI_T(n);
+  frit_tensor *neg = tc_bin(ctx, name, FRIT_OP_CMPLT, i, tc_scalar(ctx, FRIT_I64, 0));
+  frit_tensor *shifted = tc_bin(ctx, name, FRIT_OP_ADD, i, nt);
+  if (!neg || !shifted) return NULL;
+  i = ti_where(ctx, neg, shifted, i);
+  i = tc_bin(ctx, name, FRIT_OP_MAX, i, tc_scalar(ctx, FRIT_I64, 0));
+  return tc_bin(ctx, name, FRIT_OP_MIN, i, TI_T(ti_dim_sub(ctx, n, ti_dim(ctx, 1))));
+}
+
+static bool check_index_dtype(frit_ctx *ctx, const char *name, frit_tensor *x, frit_tensor *idx) {
+  if (frit_dtype_is_int(frit_tensor_dtype(idx))) return true;
+  frit_tensor *ts[2] = {x, idx};
+  ti_fail(ctx, name, ts, 2, "indices must be integers");
+  return false;
+}
+
+frit_tensor *frit_take(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis) {
+  frit_tensor *ts[2] = {x, idx};
+  if (!ti_ok(ctx, "take", ts, 2) || !check_index_dtype(ctx, "take", x, idx)) return NULL;
+  if (axis == FRIT_NO_AXIS) {
+    x = tc_flatten(ctx, x);
+    if (!x) return NULL;
+    axis = 0;
+  } else {
+    axis = ti_axis(ctx, "take", x, axis, ti_shape(ctx, x)->ndim);
+    if (axis < 0) return NULL;
+  }
+  const frit_shape *sx = ti_shape(ctx, x), *si = ti_shape(ctx, idx);
+  if (sx->ndim - 1 + si->ndim > FRIT_MAX_DIMS) return ti_fail(ctx, "take", ts, 2, "result has too many dims");
+  frit_uop *n = sx->dims[axis];
+  if (frit_dim_value(n) == 0) {
+    frit_uop *ni = frit_shape_numel(ctx, si);
+    if (!ni || frit_dim_value(ni) != 0) return ti_fail(ctx, "take", ts, 2, "cannot do a non-empty take from an empty axis");
+  }
+  return ti_gather(ctx, x, wrap_clamp(ctx, "take", idx, n), axis);
+}
+
+frit_tensor *frit_take_along_axis(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis) {
+  const char *name = "take_along_axis";
+  frit_tensor *ts[2] = {x, idx};
+  if (!ti_ok(ctx, name, ts, 2) || !check_index_dtype(ctx, name, x, idx)) return NULL;
+  if (axis == FRIT_NO_AXIS) {
+    if (ti_shape(ctx, idx)->ndim != 1) return ti_fail(ctx, name, ts, 2, "with no axis, indices must be 1-D");
+    x = tc_flatten(ctx, x);
+    if (!x) return NULL;
+    axis = 0;
+  }
+  const frit_shape *sx = ti_shape(ctx, x), *si = ti_shape(ctx, idx);
+  int nd = sx->ndim;
+  if (si->ndim != nd) return ti_fail(ctx, name, ts, 2, "indices and array must have the same number of dims");
+  axis = ti_axis(ctx, name, x, axis, nd);
+  if (axis < 0) return NULL;
+  /* result dims: indices' dim on the axis, numpy broadcasting elsewhere */
+  frit_uop *rd[FRIT_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    frit_uop *a = sx->dims[d], *b = si->dims[d];
+    if (d == axis || ti_dim_eq(a, b) || frit_dim_value(a) == 1) rd[d] = b;
+    else if (frit_dim_value(b) == 1) rd[d] = a;
+    else return ti_fail(ctx, name, ts, 2, "dim %d does not broadcast", d);
+  }
+  if (frit_dim_value(sx->dims[axis]) == 0) {
+    frit_uop *ni = frit_shape_numel(ctx, si);
+    if (!ni || frit_dim_value(ni) != 0) return ti_fail(ctx, name, ts, 2, "cannot take from an empty axis");
+  }
+  /* one GATHER from the flat array: flat = sum_d coord_d * stride_d, with the indices as the
+   * coordinate on the axis and the result position elsewhere (0 where x has size 1) */
+  frit_uop *stride = ti_dim(ctx, 1);
+  frit_tensor *flat = NULL;
+  for (int d = nd - 1; d >= 0 && stride; d--) {
+    frit_tensor *coord;
+    if (d == axis) {
+      coord = wrap_clamp(ctx, name, idx, sx->dims[d]);
+    } else if (frit_dim_value(sx->dims[d]) == 1) {
+      coord = NULL;
+    } else {
+      frit_uop *shp[FRIT_MAX_DIMS];
+      for (int j = 0; j < nd; j++) shp[j] = j == d ? rd[d] : ti_dim(ctx, 1);
+      coord = ti_reshape(ctx, ti_iota(ctx, rd[d]), nd, shp);
+      if (!coord) return NULL;
+    }
+    if (coord) {
+      frit_tensor *term = frit_dim_value(stride) == 1 ? coord : tc_bin(ctx, name, FRIT_OP_MUL, coord, TI_T(stride));
+      flat = flat ? tc_bin(ctx, name, FRIT_OP_ADD, flat, term) : term;
+      if (!flat) return NULL;
+    }
+    stride = ti_dim_mul(ctx, stride, sx->dims[d]);
+  }
+  if (!flat) return NULL;
+  flat = ti_broadcast(ctx, name, flat, nd, rd);
+  return ti_gather(ctx, tc_flatten(ctx, x), flat, 0);
+}
+
+frit_tensor *frit_one_hot(frit_ctx *ctx, frit_tensor *idx, int64_t num_classes, frit_dtype dt) {
+  if (!ti_ok(ctx, "one_hot", &idx, 1)) return NULL;
+  if (!frit_dtype_is_int(frit_tensor_dtype(idx))) return TI_FAIL1(ctx, "one_hot", idx, "indices must be integers");
+  if (num_classes < 0) return TI_FAIL1(ctx, "one_hot", idx, "num_classes %lld < 0", (long long)num_classes);
+  if (frit_dtype_lanes(dt) != 1 || frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) == FRIT_VOID ||
+      frit_dtype_kind(dt) >= FRIT_SCALAR_KIND_COUNT_)
+    return TI_FAIL1(ctx, "one_hot", idx, "bad result dtype");
+  const frit_shape *s = ti_shape(ctx, idx);
+  if (s->ndim + 1 > FRIT_MAX_DIMS) return TI_FAIL1(ctx, "one_hot", idx, "result has too many dims");
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < s->ndim; i++) d[i] = s->dims[i];
+  d[s->ndim] = ti_dim(ctx, 1);
+  frit_tensor *col = ti_reshape(ctx, ti_cast(ctx, idx, FRIT_I64), s->ndim + 1, d);
+  frit_tensor *hit = tc_bin(ctx, "one_hot", FRIT_OP_CMPEQ, col, ti_iota(ctx, ti_dim(ctx, num_classes)));
+  return ti_cast(ctx, hit, dt);
+}

@@ -1,0 +1,230 @@
+/* Reductions of the tensor frontend (sum ... logsumexp, argmax/argmin, cumsum) lowered onto
+ * REDUCE_AXIS and SCAN with numpy's dtype rules; also the helpers shared with linalg.c and nn.c. */
+#include "tensor/composite.h"
+
+#include <math.h>
+
+/* ---------- shared helpers ---------- */
+
+bool tc_is_half(frit_dtype dt) {
+  frit_scalar_kind k = frit_dtype_kind(dt);
+  return k == FRIT_F16 || k == FRIT_BF16;
+}
+
+frit_dtype tc_sum_dtype(frit_dtype dt) {
+  frit_scalar_kind k = frit_dtype_kind(dt);
+  if (k == FRIT_BOOL || k == FRIT_I8 || k == FRIT_I16 || k == FRIT_I32) return FRIT_I64;
+  if (k == FRIT_U8 || k == FRIT_U16 || k == FRIT_U32) return FRIT_U64;
+  return dt;
+}
+
+frit_dtype tc_float_compute_dtype(frit_dtype dt) {
+  if (tc_is_half(dt)) return FRIT_F32;
+  return frit_dtype_is_float(dt) ? dt : FRIT_F64;
+}
+
+frit_dtype tc_float_result_dtype(frit_dtype dt) { return frit_dtype_is_float(dt) ? dt : FRIT_F64; }
+
+frit_tensor *tc_bin(frit_ctx *ctx, const char *op, frit_op alu, frit_tensor *a, frit_tensor *b) {
+  if (!a || !b) return NULL;
+  if (!ti_broadcast2(ctx, op, &a, &b)) return NULL;
+  return ti_alu2(ctx, alu, a, b);
+}
+
+frit_tensor *tc_reduce_keep(frit_ctx *ctx, frit_tensor *x, frit_op alu, const bool *mask) {
+  if (!x) return NULL;
+  int nd = ti_shape(ctx, x)->ndim;
+  bool any = false;
+  for (int i = 0; i < nd; i++) any |= mask[i];
+  return any ? ti_reduce_axis(ctx, x, alu, mask) : x;
+}
+
+frit_tensor *tc_drop(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_uop *dims[FRIT_MAX_DIMS];
+  int n = 0;
+  for (int i = 0; i < s->ndim; i++)
+    if (!mask[i]) dims[n++] = s->dims[i];
+  return n == s->ndim ? x : ti_reshape(ctx, x, n, dims);
+}
+
+frit_tensor *tc_flatten(frit_ctx *ctx, frit_tensor *x) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  if (s->ndim == 1) return x;
+  frit_uop *n = frit_shape_numel(ctx, s);
+  return n ? ti_reshape(ctx, x, 1, &n) : NULL;
+}
+
+frit_tensor *tc_count(frit_ctx *ctx, frit_tensor *x, const bool *mask, frit_dtype dt) {
+  if (!x) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_uop *n = ti_dim(ctx, 1);
+  for (int i = 0; i < s->ndim; i++)
+    if (mask[i]) n = ti_dim_mul(ctx, n, s->dims[i]);
+  if (!n) return NULL;
+  int64_t v = frit_dim_value(n);
+  return v >= 0 ? tc_scalar(ctx, dt, (double)v) : ti_cast(ctx, TI_T(n), dt);
+}
+
+frit_tensor *tc_scalar(frit_ctx *ctx, frit_dtype dt, double v) { return TI_T(frit_const_float(ctx, dt, v)); }
+
+frit_tensor *tc_sum_keep(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
+  if (!x) return NULL;
+  frit_dtype dt = frit_tensor_dtype(x);
+  if (frit_dtype_is_bool(dt)) return tc_reduce_keep(ctx, x, FRIT_OP_OR, mask);
+  if (!tc_is_half(dt)) return tc_reduce_keep(ctx, x, FRIT_OP_ADD, mask);
+  return ti_cast(ctx, tc_reduce_keep(ctx, ti_cast(ctx, x, FRIT_F32), FRIT_OP_ADD, mask), dt);
+}
+
+/* ---------- reductions ---------- */
+
+static const char *rfunc_name(frit_rfunc f) {
+  static const char *const names[FRIT_RF_COUNT_] = {"sum", "prod", "max", "min", "mean", "var", "std",
+                                                    "argmax", "argmin", "any", "all", "logsumexp"};
+  return (int)f >= 0 && f < FRIT_RF_COUNT_ ? names[f] : "reduce";
+}
+
+/* numpy's name of the reduction in its "no identity" message. */
+static const char *ufunc_of(frit_rfunc f) {
+  return f == FRIT_RF_MIN || f == FRIT_RF_ARGMIN ? "minimum" : "maximum";
+}
+
+/* x broadcast to the shape of `like`. */
+static frit_tensor *bcast_like(frit_ctx *ctx, const char *op, frit_tensor *x, frit_tensor *like) {
+  if (!x || !like) return NULL;
+  const frit_shape *s = ti_shape(ctx, like);
+  return ti_broadcast(ctx, op, x, s->ndim, s->dims);
+}
+
+/* First index along `axis` where x equals its max (min); a NaN counts as the extreme, as in
+ * numpy, so the first NaN wins. Returns the keepdims i64 result. */
+static frit_tensor *arg_extreme(frit_ctx *ctx, const char *name, frit_tensor *x, int axis, bool is_max) {
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_dtype dt = frit_tensor_dtype(x);
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[axis] = true;
+  frit_op op = frit_dtype_is_bool(dt) ? (is_max ? FRIT_OP_OR : FRIT_OP_AND) : (is_max ? FRIT_OP_MAX : FRIT_OP_MIN);
+  frit_tensor *m = bcast_like(ctx, name, tc_reduce_keep(ctx, x, op, mask), x);
+  frit_tensor *hit = m ? ti_alu2(ctx, FRIT_OP_CMPEQ, x, m) : NULL;
+  if (hit && frit_dtype_is_float(dt)) hit = ti_alu2(ctx, FRIT_OP_OR, hit, ti_alu2(ctx, FRIT_OP_CMPNE, x, x));
+  frit_tensor *pos = ti_axis_index(ctx, x, axis);
+  frit_tensor *none = bcast_like(ctx, name, TI_T(s->dims[axis]), x);
+  if (!hit || !pos || !none) return NULL;
+  return tc_reduce_keep(ctx, ti_where(ctx, hit, pos, none), FRIT_OP_MIN, mask);
+}
+
+static frit_tensor *argreduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const int *axes, int naxes,
+                              int keepdims) {
+  const char *name = rfunc_name(f);
+  int nd = ti_shape(ctx, x)->ndim;
+  frit_tensor *src = x;
+  int axis;
+  if (naxes == FRIT_ALL_AXES) {
+    src = tc_flatten(ctx, x);
+    if (!src) return NULL;
+    axis = 0;
+  } else {
+    if (naxes != 1 || !axes)
+      return TI_FAIL1(ctx, name, x, "takes exactly one axis or FRIT_ALL_AXES, got %d axes", naxes);
+    axis = ti_axis(ctx, name, x, axes[0], nd);
+    if (axis < 0) return NULL;
+  }
+  if (frit_dim_value(ti_shape(ctx, src)->dims[axis]) == 0)
+    return TI_FAIL1(ctx, name, x, "attempt to get %s of an empty sequence", name);
+  frit_tensor *r = arg_extreme(ctx, name, src, axis, f == FRIT_RF_ARGMAX);
+  if (!r) return NULL;
+  if (naxes == FRIT_ALL_AXES) {
+    frit_uop *ones[FRIT_MAX_DIMS];
+    for (int i = 0; i < nd; i++) ones[i] = ti_dim(ctx, 1);
+    return ti_reshape(ctx, r, keepdims ? nd : 0, ones);
+  }
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[axis] = true;
+  return keepdims ? r : tc_drop(ctx, r, mask);
+}
+
+/* mean, var/std and logsumexp: float math in the compute dtype, keepdims result. */
+static frit_tensor *float_reduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const bool *mask, double ddof) {
+  const char *name = rfunc_name(f);
+  frit_dtype cdt = tc_float_compute_dtype(frit_tensor_dtype(x));
+  frit_tensor *xs = ti_cast(ctx, x, cdt);
+  if (!xs) return NULL;
+  if (f == FRIT_RF_LOGSUMEXP) {
+    /* as scipy: a non-finite max (all -inf, or +inf, NaN) is replaced by 0 so that exp(x - m)
+     * stays defined; the log of the sum then gives -inf / inf / NaN by itself */
+    frit_tensor *m = tc_reduce_keep(ctx, xs, FRIT_OP_MAX, mask);
+    if (!m) return NULL;
+    frit_tensor *finite = ti_alu2(ctx, FRIT_OP_CMPLT, ti_alu1(ctx, FRIT_OP_ABS, m), ti_const_f(ctx, cdt, INFINITY, m));
+    frit_tensor *ms = finite ? ti_where(ctx, finite, m, ti_const_f(ctx, cdt, 0.0, m)) : NULL;
+    frit_tensor *e = ti_alu1(ctx, FRIT_OP_EXP, tc_bin(ctx, name, FRIT_OP_SUB, xs, ms));
+    frit_tensor *lse = ti_alu1(ctx, FRIT_OP_LOG, tc_reduce_keep(ctx, e, FRIT_OP_ADD, mask));
+    return lse && ms ? ti_alu2(ctx, FRIT_OP_ADD, lse, ms) : NULL;
+  }
+  frit_tensor *n = tc_count(ctx, x, mask, cdt);
+  frit_tensor *mean = tc_bin(ctx, name, FRIT_OP_FDIV, tc_reduce_keep(ctx, xs, FRIT_OP_ADD, mask), n);
+  if (f == FRIT_RF_MEAN || !mean) return mean;
+  /* two passes, as numpy: sum((x - mean)^2) / max(n - ddof, 0) */
+  frit_tensor *d = tc_bin(ctx, name, FRIT_OP_SUB, xs, mean);
+  frit_tensor *ss = d ? tc_reduce_keep(ctx, ti_alu2(ctx, FRIT_OP_MUL, d, d), FRIT_OP_ADD, mask) : NULL;
+  frit_tensor *den = n ? ti_alu2(ctx, FRIT_OP_SUB, n, tc_scalar(ctx, cdt, ddof)) : NULL;
+  den = den ? ti_alu2(ctx, FRIT_OP_MAX, den, tc_scalar(ctx, cdt, 0.0)) : NULL;
+  frit_tensor *var = tc_bin(ctx, name, FRIT_OP_FDIV, ss, den);
+  return f == FRIT_RF_STD && var ? ti_alu1(ctx, FRIT_OP_SQRT, var) : var;
+}
+
+frit_tensor *frit_reduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const int *axes, int naxes, int keepdims,
+                         double ddof) {
+  const char *name = rfunc_name(f);
+  if (!ti_ok(ctx, name, &x, 1)) return NULL;
+  if ((int)f < 0 || f >= FRIT_RF_COUNT_) return TI_FAIL1(ctx, name, x, "unknown reduction %d", (int)f);
+  if (f == FRIT_RF_ARGMAX || f == FRIT_RF_ARGMIN) return argreduce(ctx, f, x, axes, naxes, keepdims);
+  const frit_shape *s = ti_shape(ctx, x);
+  if (naxes > 0 && !axes) return TI_FAIL1(ctx, name, x, "%d axes given but the axes array is NULL", naxes);
+  bool mask[FRIT_MAX_DIMS] = {false};
+  if (ti_axes_mask(ctx, name, x, axes, naxes, s->ndim, mask) < 0) return NULL;
+  if (f == FRIT_RF_MAX || f == FRIT_RF_MIN || f == FRIT_RF_LOGSUMEXP)
+    for (int i = 0; i < s->ndim; i++)
+      if (mask[i] && frit_dim_value(s->dims[i]) == 0)
+        return TI_FAIL1(ctx, name, x, "zero-size array to reduction operation %s which has no identity", ufunc_of(f));
+  frit_dtype dt = frit_tensor_dtype(x);
+  bool is_bool = frit_dtype_is_bool(dt);
+  frit_tensor *r = NULL;
+  switch (f) {
+  case FRIT_RF_SUM: case FRIT_RF_PROD: {
+    frit_dtype sdt = tc_sum_dtype(dt);
+    frit_tensor *xs = ti_cast(ctx, x, tc_is_half(dt) ? FRIT_F32 : sdt); /* halves accumulate in f32, as numpy */
+    r = ti_cast(ctx, tc_reduce_keep(ctx, xs, f == FRIT_RF_SUM ? FRIT_OP_ADD : FRIT_OP_MUL, mask), sdt);
+    break;
+  }
+  case FRIT_RF_MAX: r = tc_reduce_keep(ctx, x, is_bool ? FRIT_OP_OR : FRIT_OP_MAX, mask); break;
+  case FRIT_RF_MIN: r = tc_reduce_keep(ctx, x, is_bool ? FRIT_OP_AND : FRIT_OP_MIN, mask); break;
+  case FRIT_RF_ANY: case FRIT_RF_ALL: {
+    frit_tensor *b = is_bool ? x : ti_alu2(ctx, FRIT_OP_CMPNE, x, ti_const_f(ctx, dt, 0.0, x));
+    r = tc_reduce_keep(ctx, b, f == FRIT_RF_ANY ? FRIT_OP_OR : FRIT_OP_AND, mask);
+    break;
+  }
+  case FRIT_RF_MEAN: case FRIT_RF_VAR: case FRIT_RF_STD: case FRIT_RF_LOGSUMEXP:
+    r = ti_cast(ctx, float_reduce(ctx, f, x, mask, ddof), tc_float_result_dtype(dt));
+    break;
+  case FRIT_RF_ARGMAX: case FRIT_RF_ARGMIN: case FRIT_RF_COUNT_: break; /* handled above */
+  }
+  if (!r) return NULL;
+  return keepdims ? r : tc_drop(ctx, r, mask);
+}
+
+frit_tensor *frit_cumsum(frit_ctx *ctx, frit_tensor *x, int axis) {
+  if (!ti_ok(ctx, "cumsum", &x, 1)) return NULL;
+  if (axis == FRIT_NO_AXIS) {
+    x = tc_flatten(ctx, x);
+    if (!x) return NULL;
+    axis = 0;
+  } else {
+    axis = ti_axis(ctx, "cumsum", x, axis, ti_shape(ctx, x)->ndim);
+    if (axis < 0) return NULL;
+  }
+  frit_dtype dt = frit_tensor_dtype(x), sdt = tc_sum_dtype(dt);
+  frit_tensor *xs = ti_cast(ctx, x, tc_is_half(dt) ? FRIT_F32 : sdt);
+  return ti_cast(ctx, ti_scan(ctx, xs, FRIT_OP_ADD, axis), sdt);
+}

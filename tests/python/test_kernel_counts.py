@@ -1,0 +1,130 @@
+"""Golden kernel counts of the fusing scheduler (frit_program_num_kernels) for the shapes of
+program that must fuse, and the memory plan's reuse of intermediates. Results are also checked
+against numpy, so a count is never met by computing something else."""
+import numpy as np
+import pytest
+
+from frit import _lib as L
+from util import assert_close, assert_exact, evaluate, rand
+
+
+def _compile(outs, **kw):
+    return L.compile(outs, **kw)
+
+
+def test_elementwise_chain_is_one_kernel(ctx, rng):
+    x = rand(rng, L.F32, (64, 33))
+    tx = ctx.input("x", L.F32, x.shape)
+    t = tx
+    ops = ["exp", "neg", "tanh", "abs", "sqrt", "sin", "relu", "floor"]
+    for op in ops:
+        t = ctx.unary(op, t)
+    p = _compile([t])
+    assert p.num_kernels == 1, p.kernel_names()
+    want = x
+    for f in [np.exp, np.negative, np.tanh, np.abs, np.sqrt, np.sin, lambda v: np.maximum(v, 0),
+              np.floor]:
+        want = f(want)
+    assert_close(p.run({"x": x})[0], want, 1e-5, 1e-5)
+
+
+def test_binary_broadcast_chain_is_one_kernel(ctx, rng):
+    x, b = rand(rng, L.F32, (16, 8)), rand(rng, L.F32, (8,))
+    tx, tb = ctx.input("x", L.F32, x.shape), ctx.input("b", L.F32, b.shape)
+    y = ctx.binary("mul", ctx.binary("add", tx, tb), ctx.binary("sub", tb, ctx.scalar(L.F32, 2.0)))
+    y = ctx.where(ctx.binary("gt", y, ctx.scalar(L.F32, 0.0)), y, ctx.unary("neg", y))
+    p = _compile([y])
+    assert p.num_kernels == 1, p.kernel_names()
+    t = (x + b) * (b - np.float32(2))
+    assert_exact(p.run({"x": x, "b": b})[0], np.where(t > 0, t, -t))
+
+
+def test_matmul_is_one_kernel(ctx, rng):
+    a, b = rand(rng, L.F32, (32, 48)), rand(rng, L.F32, (48, 24))
+    ta, tb = ctx.input("a", L.F32, a.shape), ctx.input("b", L.F32, b.shape)
+    p = _compile([ctx.matmul(ta, tb)])
+    assert p.num_kernels == 1, p.kernel_names()
+    assert_close(p.run({"a": a, "b": b})[0], a @ b, 1e-5, 1e-4)
+
+
+def test_matmul_bias_relu_is_one_kernel(ctx, rng):
+    a, b, c = rand(rng, L.F32, (32, 48)), rand(rng, L.F32, (48, 24)), rand(rng, L.F32, (24,))
+    ta, tb, tc = (ctx.input(n, L.F32, v.shape) for n, v in zip("abc", (a, b, c)))
+    y = ctx.unary("relu", ctx.binary("add", ctx.matmul(ta, tb), tc))
+    p = _compile([y])
+    assert p.num_kernels == 1, p.kernel_names()
+    assert_close(p.run({"a": a, "b": b, "c": c})[0], np.maximum(a @ b + c, 0), 1e-5, 1e-4)
+
+
+@pytest.mark.parametrize("shape", [(8, 100), (3, 5, 7)])
+def test_softmax_last_axis_at_most_3_kernels(ctx, rng, shape):
+    x = rand(rng, L.F32, shape)
+    tx = ctx.input("x", L.F32, x.shape)
+    p = _compile([ctx.softmax(tx, -1)])
+    assert p.num_kernels <= 3, p.kernel_names()
+    e = np.exp(x - x.max(-1, keepdims=True))
+    assert_close(p.run({"x": x})[0], e / e.sum(-1, keepdims=True), 1e-6, 1e-7)
+
+
+def nbody(ctx, n, dt=L.F32):
+    X = ctx.input("X", dt, (n, 3))
+    V = ctx.input("V", dt, (n, 3))
+    d = ctx.binary("sub", ctx.unsqueeze(X, 0), ctx.unsqueeze(X, 1))           # X[None] - X[:, None]
+    d2 = ctx.binary("add", ctx.reduce("sum", ctx.binary("mul", d, d), -1), ctx.scalar(dt, 1e-4))
+    inv = ctx.binary("pow", d2, ctx.scalar(dt, 1.5))
+    F = ctx.reduce("sum", ctx.binary("truediv", d, ctx.unsqueeze(inv, -1)), 1)
+    dtc = ctx.scalar(dt, 0.01)
+    V2 = ctx.binary("add", V, ctx.binary("mul", F, dtc))
+    X2 = ctx.binary("add", X, ctx.binary("mul", V2, dtc))
+    return [V2, X2]
+
+
+def nbody_np(X, V):
+    d = X[None, :, :] - X[:, None, :]
+    d2 = (d * d).sum(-1) + 1e-4
+    F = (d / d2[..., None] ** 1.5).sum(1)
+    V2 = V + F * 0.01
+    return V2, X + V2 * 0.01
+
+
+def test_nbody_at_most_2_kernels(ctx, rng):
+    n = 57
+    X, V = rand(rng, L.F64, (n, 3)), rand(rng, L.F64, (n, 3), scale=0.1)
+    p = _compile(nbody(ctx, n, L.F64))
+    assert p.num_kernels <= 2, p.kernel_names()
+    V2, X2 = p.run({"X": X, "V": V})
+    wV, wX = nbody_np(X, V)
+    assert_close(V2, wV, 1e-10, 1e-10)
+    assert_close(X2, wX, 1e-10, 1e-10)
+
+
+@pytest.mark.parametrize("K", [3, 6, 10])
+def test_memory_plan_reuses_intermediates(ctx, rng, K):
+    """A chain of K materialised (CONTIGUOUS) intermediates of n floats needs ~2 of them at once."""
+    n = 1 << 18
+    x = rand(rng, L.F32, (n,))
+    tx = ctx.input("x", L.F32, x.shape)
+    t, want = tx, x
+    for i in range(K):
+        t = ctx.contiguous(ctx.binary("add", ctx.binary("mul", t, ctx.scalar(L.F32, 0.5)),
+                                      ctx.scalar(L.F32, float(i))))
+        want = want * np.float32(0.5) + np.float32(i)
+    out = ctx.binary("add", t, ctx.scalar(L.F32, 1.0))
+    p = _compile([out])
+    assert p.num_kernels >= K, "CONTIGUOUS must end a kernel: %s" % p.kernel_names()
+    mem = p.required_memory()
+    nbytes = 4 * n
+    assert mem <= 2 * nbytes + 4096 * K, "required memory %d for %d buffers of %d bytes" % (
+        mem, K, nbytes)
+    assert mem >= nbytes, "a materialised intermediate must live somewhere: %d" % mem
+    assert_exact(p.run({"x": x})[0], want + np.float32(1))
+
+
+def test_no_fusion_gives_more_kernels(ctx, rng):
+    x = rand(rng, L.F32, (10, 10))
+    tx = ctx.input("x", L.F32, x.shape)
+    y = ctx.unary("exp", ctx.unary("neg", ctx.unary("abs", tx)))
+    p1 = _compile([y])
+    p2 = _compile([y], no_fusion=True, interpret=True)
+    assert p1.num_kernels == 1 and p2.num_kernels >= 3, (p1.kernel_names(), p2.kernel_names())
+    assert_exact(p1.run({"x": x})[0], p2.run({"x": x})[0])
