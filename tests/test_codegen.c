@@ -313,7 +313,7 @@ static void test_structures(void) {
   frit_uop *mv = frit_var(ctx, "m", 1, 1000);
   frit_uop *vars[2] = {nv, mv};
   frit_binding binds[2] = {{"n", 37}, {"m", 5}};
-  tcase cs[8];
+  tcase cs[10];
   int nc = 0;
   frit_scalar vals[4096];
   for (int i = 0; i < 4096; i++) vals[i].f = (double)((i * 29) % 23) - 11.5;
@@ -354,6 +354,28 @@ static void test_structures(void) {
     t->b[2] = mkbuf(FRIT_F64, 222, vals + 7, 4000);
     t->tol = 1e-12;
     snprintf(t->what, sizeof t->what, "matmul");
+  }
+  /* register-array accumulation (matmul with a static output row of 40, and a max over k with
+     NaNs in f16): the rewrite must fire and keep results bit for bit */
+  for (int v = 0; v < 2; v++) {
+    frit_dtype dt = v ? FRIT_F16 : FRIT_F32;
+    frit_uop *ri = frit_range(ctx, mv, 0, FRIT_AXIS_GLOBAL), *rj = frit_range(ctx, ci(40), 1, FRIT_AXIS_LOOP);
+    frit_uop *rk = frit_range(ctx, nv, 2, FRIT_AXIS_REDUCE);
+    frit_uop *a = load(idx(global(1, dt), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, nv), rk)));
+    frit_uop *b = load(idx(global(2, dt), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rk, ci(40)), rj)));
+    frit_uop *s = reduce(v ? FRIT_OP_MAX : FRIT_OP_ADD, bin(FRIT_OP_MUL, a, b), rk);
+    tcase *t = &cs[nc++];
+    memset(t, 0, sizeof *t);
+    t->ast = sink1(end2(store(idx(global(0, dt), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(40)), rj)), s), ri, rj));
+    frit_scalar wv[4096];
+    for (int i = 0; i < 4096; i++) wv[i].f = i % 97 == 0 ? NAN : vals[i].f * 0.37;
+    t->nb = 3, t->b[0] = mkbuf(dt, 200, NULL, 0), t->b[1] = mkbuf(dt, 185, vals, 4096);
+    t->b[2] = mkbuf(dt, 1480, wv, 4096);
+    snprintf(t->what, sizeof t->what, "register-array %s", v ? "max f16" : "matmul f32");
+    frit_uop *g0e = NULL;
+    frit_uop *o = frit_codegen_optimize(ctx, t->ast, &g0e);
+    const char *txt = o ? frit_ir_to_string(ctx, o) : NULL;
+    CHECK(txt && strstr(txt, "define_reg") != NULL);
   }
   /* inclusive scan through a register: acc = acc + a[i]; out[i] = acc (i32) */
   {

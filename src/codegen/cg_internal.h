@@ -38,6 +38,8 @@ bool cg_render_const(frit_ctx *ctx, cg_str *o, frit_scalar_kind k, frit_scalar v
 bool cg_render_alu(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, const char *const *a, int n);
 bool cg_render_cast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar_kind to, const char *a);
 bool cg_render_bitcast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar_kind to, const char *a);
+/* Signed ADD/SUB/MUL that range analysis proves cannot overflow (plain C arithmetic is exact). */
+bool cg_no_overflow(const frit_uop *u);
 /* Converts memory (mtype) to a register value and back. */
 void cg_render_load_conv(cg_str *o, frit_scalar_kind k, const char *mem);
 void cg_render_store_conv(cg_str *o, frit_scalar_kind k, const char *val);

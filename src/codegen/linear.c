@@ -564,35 +564,6 @@ static const char *emit_if(cg *g, frit_uop *u, int b) {
   return "";
 }
 
-/* Signed ADD/SUB/MUL whose result range (from the sources' sound bounds) fits the dtype cannot
- * overflow, so plain C arithmetic is exact there; it keeps index expressions affine for the
- * vectorizer, which the unsigned wraparound form hides. */
-static bool no_overflow(const frit_uop *u) {
-  frit_scalar_kind k = frit_dtype_kind(u->dtype);
-  if (!cg_kind_signed(k) || u->nsrc != 2) return false;
-  const frit_uop *a = u->src[0], *b = u->src[1];
-  int64_t v[4], lo, hi;
-  bool ovf = false;
-  if (u->op == FRIT_OP_ADD) {
-    ovf = __builtin_add_overflow(a->vmin, b->vmin, &lo) || __builtin_add_overflow(a->vmax, b->vmax, &hi);
-  } else if (u->op == FRIT_OP_SUB) {
-    ovf = __builtin_sub_overflow(a->vmin, b->vmax, &lo) || __builtin_sub_overflow(a->vmax, b->vmin, &hi);
-  } else if (u->op == FRIT_OP_MUL) {
-    ovf = __builtin_mul_overflow(a->vmin, b->vmin, &v[0]) || __builtin_mul_overflow(a->vmin, b->vmax, &v[1]) ||
-          __builtin_mul_overflow(a->vmax, b->vmin, &v[2]) || __builtin_mul_overflow(a->vmax, b->vmax, &v[3]);
-    if (!ovf) {
-      lo = hi = v[0];
-      for (int i = 1; i < 4; i++) lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
-    }
-  } else {
-    return false;
-  }
-  if (ovf) return false;
-  int bits = cg_kind_bits(k);
-  int64_t dlo = bits >= 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1)), dhi = bits >= 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
-  return lo >= dlo && hi <= dhi;
-}
-
 static const char *emit(cg *g, frit_uop *u, int cur) {
   if (g->failed) return NULL;
   uint32_t k = L(g, u);
@@ -696,7 +667,7 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
       a[i] = keep[i];
     }
     cg_str e = {0};
-    if (ok && no_overflow(u)) {
+    if (ok && cg_no_overflow(u)) {
       cg_printf(&e, "((%s)(%s %s %s))", cg_ctype(kd), a[0], op == FRIT_OP_ADD ? "+" : op == FRIT_OP_SUB ? "-" : "*", a[1]);
     } else if (ok) {
       frit_scalar_kind ko = frit_dtype_kind(u->src[op == FRIT_OP_WHERE ? 1 : 0]->dtype);
@@ -709,7 +680,7 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
   }
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_SPECIAL: case FRIT_OP_KERNEL: case FRIT_OP_IOTA:
   case FRIT_OP_CONTIGUOUS: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
-  case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_SCAN:
+  case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_SCAN: case FRIT_OP_SCATTER:
   case FRIT_OP_BUFFER: case FRIT_OP_COUNT_:
     break;
   }

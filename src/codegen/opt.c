@@ -86,6 +86,9 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
       while (sp && !dep) {
         frit_uop *x = stack[--sp];
         if (x == g0) dep = true;
+        /* an address that depends on g0 only through loaded data (a scatter) may collide
+         * across chunks: such a dependence does not count */
+        if (x->op == FRIT_OP_LOAD) continue;
         for (uint32_t i = 0; i < x->nsrc; i++)
           if (!mark[pos[x->src[i]->id]]) mark[pos[x->src[i]->id]] = 1, stack[sp++] = x->src[i];
       }

@@ -215,7 +215,7 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
   case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER:
-  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_RANGE: case FRIT_OP_END:
+  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_RANGE: case FRIT_OP_END:
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
   case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
@@ -253,7 +253,7 @@ static bool render_bool(frit_ctx *ctx, cg_str *o, frit_op op, const char *const 
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
   case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER:
-  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_RANGE: case FRIT_OP_END:
+  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_RANGE: case FRIT_OP_END:
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
   case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
@@ -306,7 +306,7 @@ static bool render_int(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k,
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
   case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER:
-  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_RANGE: case FRIT_OP_END:
+  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_RANGE: case FRIT_OP_END:
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
   case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
@@ -321,6 +321,35 @@ bool cg_render_alu(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, con
   if (k == FRIT_BOOL) return render_bool(ctx, o, op, a);
   if (cg_kind_bits(k) == 0) return unsupported(ctx, op, k);
   return render_int(ctx, o, op, k, a);
+}
+
+/* Signed ADD/SUB/MUL whose result range (from the sources' sound bounds) fits the dtype cannot
+ * overflow, so plain C arithmetic is exact there; it keeps index expressions affine for the
+ * vectorizer, which the unsigned wraparound form hides. */
+bool cg_no_overflow(const frit_uop *u) {
+  frit_scalar_kind k = frit_dtype_kind(u->dtype);
+  if (!cg_kind_signed(k) || u->nsrc != 2) return false;
+  const frit_uop *a = u->src[0], *b = u->src[1];
+  int64_t v[4], lo = 0, hi = 0;
+  bool ovf = false;
+  if (u->op == FRIT_OP_ADD) {
+    ovf = __builtin_add_overflow(a->vmin, b->vmin, &lo) || __builtin_add_overflow(a->vmax, b->vmax, &hi);
+  } else if (u->op == FRIT_OP_SUB) {
+    ovf = __builtin_sub_overflow(a->vmin, b->vmax, &lo) || __builtin_sub_overflow(a->vmax, b->vmin, &hi);
+  } else if (u->op == FRIT_OP_MUL) {
+    ovf = __builtin_mul_overflow(a->vmin, b->vmin, &v[0]) || __builtin_mul_overflow(a->vmin, b->vmax, &v[1]) ||
+          __builtin_mul_overflow(a->vmax, b->vmin, &v[2]) || __builtin_mul_overflow(a->vmax, b->vmax, &v[3]);
+    if (!ovf) {
+      lo = hi = v[0];
+      for (int i = 1; i < 4; i++) lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+    }
+  } else {
+    return false;
+  }
+  if (ovf) return false;
+  int bits = cg_kind_bits(k);
+  int64_t dlo = bits >= 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1)), dhi = bits >= 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+  return lo >= dlo && hi <= dhi;
 }
 
 /* ---------- casts ---------- */
