@@ -50,10 +50,10 @@ int main(void) {
     int ok = r.st == FRIT_OK && maxerr < 1e-5;
     double flops = 2.0 * NB * CO * H * W * CI * 9;
     bench_emit(name, 1e3 * s.median, "ms", "numpy_im2col_openblas", -1,
-               ", \"best_ms\": %.3f, \"gflops\": %.2f, \"compile_ms\": %.1f, \"kernels\": %d, \"threads\": %d, "
-               "\"ok\": %s, \"rel_err\": %.2g",
-               1e3 * s.best, flops / s.median / 1e9, compile_ms, frit_program_num_kernels(p), bench_threads(),
-               ok ? "true" : "false", maxerr);
+               ", \"best_value\": %.6g, \"best_ms\": %.3f, \"gflops\": %.2f, \"compile_ms\": %.1f, \"kernels\": %d, \"threads\": %d, "
+               "\"ok\": %s, \"rel_err\": %.2g%s",
+               1e3 * s.best, 1e3 * s.best, flops / s.median / 1e9, compile_ms, frit_program_num_kernels(p), bench_threads(),
+               ok ? "true" : "false", maxerr, bench_source_facts(p));
   }
   frit_ctx_free(ctx);
   free(x), free(w), free(y);

@@ -42,10 +42,10 @@ int main(void) {
     int ok = r.st == FRIT_OK && maxerr < 1e-5;
     double gf = 2.0 * M * M * M / s.median / 1e9;
     bench_emit(name, gf, "GFLOP/s", "openblas_numpy", -1,
-               ", \"median_ms\": %.3f, \"best_ms\": %.3f, \"compile_ms\": %.1f, \"kernels\": %d, "
-               "\"threads\": %d, \"ok\": %s, \"rel_err\": %.2g",
-               1e3 * s.median, 1e3 * s.best, compile_ms, frit_program_num_kernels(p), bench_threads(),
-               ok ? "true" : "false", maxerr);
+               ", \"best_value\": %.6g, \"median_ms\": %.3f, \"best_ms\": %.3f, \"compile_ms\": %.1f, \"kernels\": %d, "
+               "\"threads\": %d, \"ok\": %s, \"rel_err\": %.2g%s",
+               2.0 * M * M * M / s.best / 1e9, 1e3 * s.median, 1e3 * s.best, compile_ms, frit_program_num_kernels(p), bench_threads(),
+               ok ? "true" : "false", maxerr, bench_source_facts(p));
   }
   frit_ctx_free(ctx);
   free(a), free(b), free(c);

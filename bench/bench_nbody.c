@@ -84,11 +84,11 @@ int main(void) {
   bench_stats st = bench_time(step, &s, 1, bench_reps(10));
   double ms = 1e3 * st.median;
   bench_emit(name, ms, "ms/step", "numpy", -1,
-             ", \"best_ms\": %.3f, \"compile_ms\": %.1f, \"kernels\": %d, \"threads\": %d, "
-             "\"gflops\": %.2f, \"ok\": %s, \"rel_err\": %.2g",
-             1e3 * st.best, compile_ms, frit_program_num_kernels(s.p), bench_threads(),
+             ", \"best_value\": %.6g, \"best_ms\": %.3f, \"compile_ms\": %.1f, \"kernels\": %d, \"threads\": %d, "
+             "\"gflops\": %.2f, \"ok\": %s, \"rel_err\": %.2g%s",
+             1e3 * st.best, 1e3 * st.best, compile_ms, frit_program_num_kernels(s.p), bench_threads(),
              /* ~20 flops per pair: 3 sub, 3 mul + 3 add (d2), pow, 3 div, 3 add */
-             20.0 * NB * NB / st.median / 1e9, ok ? "true" : "false", err);
+             20.0 * NB * NB / st.median / 1e9, ok ? "true" : "false", err, bench_source_facts(s.p));
   frit_ctx_free(ctx);
   for (int k = 0; k < 2; k++) free(s.x[k]), free(s.v[k]);
   return 0;

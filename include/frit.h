@@ -384,6 +384,15 @@ frit_tensor *frit_log_softmax(frit_ctx *ctx, frit_tensor *x, int axis);
 frit_tensor *frit_take(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis);
 frit_tensor *frit_take_along_axis(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis);
 frit_tensor *frit_one_hot(frit_ctx *ctx, frit_tensor *idx, int64_t num_classes, frit_dtype dt);
+/* Functional scatter along axis 0: a copy of x in which, for j = 0, 1, ... in order,
+ * out[idx[j], ...] = combine(out[idx[j], ...], updates[j, ...]). idx is 1-D of any integer dtype
+ * (negatives count from the end, out-of-range values are clamped, as in frit_take); updates are
+ * cast to x's dtype and broadcast to (len(idx),) + x.shape[1:]. mode: FRIT_ATOMIC_ADD
+ * (duplicates accumulate; logical OR on bool), FRIT_ATOMIC_MIN / FRIT_ATOMIC_MAX (NaN
+ * propagates; AND / OR on bool), FRIT_ATOMIC_XCHG (set: the last duplicate in index order
+ * wins). Other index forms reduce to this one by flattening the indexed axes of x. */
+frit_tensor *frit_scatter(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, frit_tensor *updates,
+                          frit_atomic_op mode);
 
 /* ================= programs (compile and run) ================= */
 typedef struct frit_program frit_program;

@@ -91,3 +91,5 @@ X(CMPNE,        2, 2,  FRIT_F_BINARY | FRIT_F_COMPARE | FRIT_F_COMMUTATIVE)
 /* ALU: ternary */
 X(WHERE,        3, 3,  FRIT_F_TERNARY)         /* cond ? a : b */
 X(MULACC,       3, 3,  FRIT_F_TERNARY)         /* a * b + c */
+/* Tensor-level functional update (kept last so that the numbers of the ops above do not move) */
+X(SCATTER,      3, 3,  FRIT_F_MEMORY)          /* x, i64 indices (1-D) into axis 0, updates; arg.i0 the frit_atomic_op combining them */

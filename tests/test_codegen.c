@@ -191,6 +191,9 @@ static tcase pair_case(frit_scalar_kind k, frit_uop *(*f)(frit_op, frit_uop *, f
   t.b[2] = mkbuf(k, n, bv, n);
   char dn[32];
   snprintf(t.what, sizeof t.what, "%s %s", frit_op_name(op), frit_dtype_name(k, dn, sizeof dn));
+  /* the C backend's own f32 exp/exp2/log/log2 are within 1 ulp of libm's (docs/semantics.md) */
+  if ((op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2) && k != FRIT_F64)
+    t.tol = k == FRIT_F32 ? 3e-7 : k == FRIT_F16 ? 2e-3 : 1.6e-2;
   return t;
 }
 
@@ -339,6 +342,7 @@ static void test_structures(void) {
     t->ast = sink1(end2(store(idx(global(0, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, nv), rj)), y), ri, rj));
     t->nb = 2, t->b[0] = mkbuf(FRIT_F32, 185, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 185, vals, 4096);
     snprintf(t->what, sizeof t->what, "transpose exp");
+    t->tol = 3e-7; /* exp: within 1 ulp, docs/semantics.md */
   }
   /* matmul: c[i, j] = sum_k a[i, k] * b[k, j]; (m x n) @ (n x 6), f64 */
   {
@@ -470,6 +474,153 @@ static void test_vectorized(void) {
   unlink(path);
 }
 
+/* ---------- tiling, unrolling, fused reductions, pow(x, 1.5) ---------- */
+
+static frit_uop *mm_case(tcase *t, frit_dtype dt, int64_t M, int64_t N, frit_uop *K, int64_t kmax, frit_op rop,
+                         bool epilogue, const char *what) {
+  frit_scalar vals[4096], wv[4096];
+  for (int i = 0; i < 4096; i++) {
+    vals[i].f = (double)((i * 29) % 23) - 11.5;
+    wv[i].f = i % 97 == 0 && rop == FRIT_OP_MAX ? NAN : (double)((i * 13) % 31) * 0.37 - 5;
+  }
+  frit_uop *ri = frit_range(ctx, ci(M), 0, FRIT_AXIS_GLOBAL), *rj = frit_range(ctx, ci(N), 1, FRIT_AXIS_LOOP);
+  frit_uop *rk = frit_range(ctx, K, 2, FRIT_AXIS_REDUCE);
+  frit_uop *a = load(idx(global(1, dt), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, K), rk)));
+  frit_uop *b = load(idx(global(2, dt), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rk, ci(N)), rj)));
+  frit_uop *v = reduce(rop, bin(FRIT_OP_MUL, a, b), rk);
+  if (epilogue) { /* relu(acc + bias[j]) */
+    v = bin(FRIT_OP_ADD, v, load(idx(global(3, dt), rj)));
+    v = bin(FRIT_OP_MAX, v, frit_const_float(ctx, dt, 0));
+  }
+  memset(t, 0, sizeof *t);
+  t->ast = sink1(end2(store(idx(global(0, dt), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(N)), rj)), v), ri, rj));
+  t->nb = epilogue ? 4 : 3;
+  t->b[0] = mkbuf(dt, (size_t)(M * N), NULL, 0), t->b[1] = mkbuf(dt, (size_t)(M * kmax), vals, 4096);
+  t->b[2] = mkbuf(dt, (size_t)(kmax * N), wv, 4096);
+  if (epilogue) t->b[3] = mkbuf(dt, (size_t)N, vals + 5, 100);
+  snprintf(t->what, sizeof t->what, "%s", what);
+  return t->ast;
+}
+
+static void test_opt_passes(void) {
+  frit_uop *nv = frit_var(ctx, "n", 1, 1000);
+  frit_binding binds[1] = {{"n", 37}};
+  tcase cs[8];
+  int nc = 0;
+  /* register tiling: static M divisible by 8 or 4, N by 16, k symbolic (37) and static (odd) */
+  struct { frit_dtype dt; int64_t M, N; bool symk; frit_op rop; bool epi; int64_t g0; const char *what; } mm[] = {
+      {FRIT_F32, 40, 48, true, FRIT_OP_ADD, true, 5, "tiled matmul f32 + bias + relu"},
+      {FRIT_F64, 12, 32, false, FRIT_OP_MAX, false, 3, "tiled max-product f64, k = 13"},
+      {FRIT_I32, 64, 64, true, FRIT_OP_ADD, false, 4, "tiled matmul i32"},
+  };
+  for (size_t c = 0; c < sizeof mm / sizeof mm[0]; c++) {
+    tcase *t = &cs[nc++];
+    frit_uop *ast = mm_case(t, mm[c].dt, mm[c].M, mm[c].N, mm[c].symk ? nv : ci(13), mm[c].symk ? 37 : 13, mm[c].rop,
+                            mm[c].epi, mm[c].what);
+    frit_uop *g0e = NULL;
+    frit_uop *o = frit_codegen_optimize(ctx, ast, &g0e);
+    /* the tiler replaced the thread axis by the row blocks */
+    CHECK(o && g0e && frit_uop_op(g0e) == FRIT_OP_CONST && frit_uop_arg(g0e)->value.i == mm[c].g0);
+  }
+  /* not tiled: M not divisible by 4 (the untiled paths stay correct) */
+  {
+    tcase *t = &cs[nc++];
+    frit_uop *ast = mm_case(t, FRIT_F32, 13, 48, nv, 37, FRIT_OP_ADD, false, "matmul M = 13");
+    frit_uop *g0e = NULL;
+    CHECK(frit_codegen_optimize(ctx, ast, &g0e) && frit_uop_arg(g0e)->value.i == 13);
+  }
+  /* n-body shape: out[i, c] = sum_j (x[j,c] - x[i,c]) / sqrt(sum_k (x[j,k] - x[i,k])^2 + 1), c, k < 3:
+   * the size-3 output axis is unrolled into three reductions sharing one j loop, the k reduction
+   * into its fold chain (exact), the j loop is a vector reduction (reassociated: tolerance) */
+  frit_uop *nbody = NULL;
+  for (int v = 0; v < 2; v++) {
+    frit_uop *ri = frit_range(ctx, nv, 0, FRIT_AXIS_GLOBAL), *rc = frit_range(ctx, ci(3), 1, FRIT_AXIS_LOOP);
+    frit_uop *rj = frit_range(ctx, nv, 2, FRIT_AXIS_REDUCE), *rk = frit_range(ctx, ci(3), 3, FRIT_AXIS_REDUCE);
+    frit_uop *X = global(1, FRIT_F32);
+    frit_uop *dk = bin(FRIT_OP_SUB, load(idx(X, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rj, ci(3)), rk))),
+                       load(idx(X, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(3)), rk))));
+    frit_uop *d2 = bin(FRIT_OP_ADD, reduce(FRIT_OP_ADD, bin(FRIT_OP_MUL, dk, dk), rk), frit_const_float(ctx, FRIT_F32, 1));
+    frit_uop *dc = bin(FRIT_OP_SUB, load(idx(X, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rj, ci(3)), rc))),
+                       load(idx(X, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(3)), rc))));
+    /* v = 1: a max reduction over j (no vector clause: bit-exact) */
+    frit_uop *f = reduce(v ? FRIT_OP_MAX : FRIT_OP_ADD, bin(FRIT_OP_FDIV, dc, frit_unary(ctx, FRIT_OP_SQRT, d2)), rj);
+    tcase *t = &cs[nc++];
+    memset(t, 0, sizeof *t);
+    t->ast = sink1(end2(store(idx(global(0, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(3)), rc)), f), ri, rc));
+    frit_scalar xv[111];
+    for (int i = 0; i < 111; i++) xv[i].f = (double)((i * 37) % 101) / 7.0 - 6;
+    t->nb = 2, t->b[0] = mkbuf(FRIT_F32, 111, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 111, xv, 111);
+    t->tol = v ? 0 : 1e-5;
+    snprintf(t->what, sizeof t->what, "n-body shape (%s)", v ? "max" : "sum");
+    if (!v) nbody = t->ast;
+  }
+  /* column sums out[j] = sum_i a[i*48 + j]: the j loop is vectorised outside-in, bit-exact */
+  {
+    frit_uop *rj = frit_range(ctx, ci(48), 0, FRIT_AXIS_GLOBAL), *ri = frit_range(ctx, nv, 1, FRIT_AXIS_REDUCE);
+    frit_uop *rj2 = frit_range(ctx, ci(48), 2, FRIT_AXIS_LOOP), *rb = frit_range(ctx, ci(2), 3, FRIT_AXIS_GLOBAL);
+    (void)rj;
+    frit_uop *x = load(idx(global(1, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(48)), rj2)));
+    frit_uop *s = reduce(FRIT_OP_ADD, x, ri);
+    tcase *t = &cs[nc++];
+    memset(t, 0, sizeof *t);
+    t->ast = sink1(end2(store(idx(global(0, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rb, ci(48)), rj2)), s), rb, rj2));
+    frit_scalar xv[4096];
+    for (int i = 0; i < 4096; i++) xv[i].f = i % 5 == 0 ? 1e8 : (double)((i * 7) % 13) * 0.1;
+    t->nb = 2, t->b[0] = mkbuf(FRIT_F32, 96, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 37 * 48, xv, 4096);
+    snprintf(t->what, sizeof t->what, "column sums");
+  }
+  frit_uop *asts[8];
+  for (int i = 0; i < nc; i++) asts[i] = cs[i].ast;
+  frit_cg_program *p = frit_codegen_generate(ctx, asts, NULL, nc, &nv, 1);
+  CHECK(p != NULL);
+  if (p) {
+    /* the tiled kernel: TI accumulators in an outer-vectorised loop; the n-body kernel: three
+     * accumulators in one vector loop, no loop over the size-3 axes left */
+    CHECK(strstr(p->kernels[0].linear, "#pragma omp simd\n") != NULL);
+    CHECK(count_in(p->kernels[0].linear, " = ((float)0x0p+0);") >= 8);
+    const char *nb = NULL;
+    for (int i = 0; i < nc; i++)
+      if (cs[i].ast == nbody) nb = p->kernels[i].linear;
+    CHECK(nb && count_in(nb, " reduction(+:acc") == 3 && count_in(nb, "#pragma omp simd reduction") == 1);
+    CHECK(nb && !strstr(nb, "< ((int64_t)3LL)"));
+    CHECK(strstr(p->kernels[nc - 1].linear, "#pragma omp simd\n") != NULL);
+  }
+  run_cases(cs, nc, binds, 1, &nv, 1, 3);
+}
+
+/* pow(x, 1.5) on f32 is x*sqrt(x) in double, rounded once: checked against powl (long double)
+ * rounded to float -- the correctly rounded result -- and libm's special cases. */
+static void test_pow15(void) {
+  enum { N = 20000 };
+  frit_uop *r = frit_range(ctx, ci(N), 0, FRIT_AXIS_GLOBAL);
+  frit_uop *x = bin(FRIT_OP_POW, load(idx(global(1, FRIT_F32), r)), frit_const_float(ctx, FRIT_F32, 1.5));
+  frit_uop *ast = sink1(end1(store(idx(global(0, FRIT_F32), r), x), r));
+  frit_cg_program *p = frit_codegen_generate(ctx, &ast, NULL, 1, NULL, 0);
+  CHECK(p && frit_codegen_compile(ctx, p, &cfg) == FRIT_OK);
+  if (!p || !p->kernels[0].fn) return;
+  CHECK(strstr(p->source, "frit_pow15f(") != NULL);
+  float *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+  static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 4.0f, 66049.0f, 1e-45f, 3e38f, -2.0f};
+  uint32_t s = 12345;
+  for (int i = 0; i < N; i++) {
+    s = s * 1664525u + 1013904223u;
+    uint32_t bits = s & 0x7fffffffu;
+    memcpy(&in[i], &bits, 4);
+    if (i < (int)(sizeof sp / sizeof sp[0])) in[i] = sp[i];
+  }
+  void *bufs[2] = {out, in};
+  p->kernels[0].fn(bufs, NULL, 0, N);
+  int bad = 0;
+  for (int i = 0; i < N; i++) {
+    float want = isnan(in[i]) || isinf(in[i]) || in[i] <= 0 ? powf(in[i], 1.5f) : (float)powl((long double)in[i], 1.5L);
+    bool ok = isnan(want) ? isnan(out[i]) : memcmp(&want, &out[i], 4) == 0;
+    if (!ok && bad++ < 4) fprintf(stderr, "pow(%a, 1.5) = %a, want %a\n", in[i], out[i], want);
+  }
+  CHECK_EQ_INT(bad, 0);
+  free(in);
+  free(out);
+}
+
 /* ---------- caches and errors ---------- */
 
 static frit_uop *small_kernel(double c) {
@@ -549,6 +700,8 @@ int main(void) {
   opts.cache_dir = cache_dir;
   CHECK_EQ_INT(frit_codegen_config(ctx, &opts, &cfg), FRIT_OK);
   test_vectorized();
+  test_opt_passes();
+  test_pow15();
   test_structures();
   test_reductions();
   test_casts();

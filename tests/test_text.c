@@ -158,6 +158,8 @@ static frit_uop *build_all_ops(frit_ctx *ctx) {
   frit_uop *iota = MK(IOTA, FRIT_I64, len);
   vals[nv++] = MKA(GATHER, FRIT_F32, arg_i(1, 0), fl, iota);
   vals[nv++] = MKA(SCAN, FRIT_F32, arg_i(FRIT_OP_ADD, 2), fl);
+  frit_uop *upd = MKA(GATHER, FRIT_F32, arg_i(0, 0), fl, iota);
+  vals[nv++] = MKA(SCATTER, FRIT_F32, arg_i(FRIT_ATOMIC_ADD, 0), fl, iota, upd);
   vals[nv++] = MK(CONTIGUOUS, FRIT_F32, fl);
   /* loops and memory */
   frit_uop *in = LEAF(DEFINE_GLOBAL, f32p, arg_i(0, 16));

@@ -6,7 +6,9 @@ the peer's (converted to frit's unit: K/M/G prefixes of rates) and the bench's o
 moves to "target"/"target_value" (unless it was only a placeholder with a null value). Benches
 the peer should have measured but could not get peer_value null. Every line with both figures
 gets "ratio" unless it has one: frit's performance over the peer's, so > 1 means frit is faster
-(value/peer_value for rates such as GB/s, peer_value/value for times such as ms).
+(value/peer_value for rates such as GB/s, peer_value/value for times such as ms); "ratio_best"
+compares the fastest runs the same way when both sides give "best_value" (the peer's becomes
+"peer_best_value").
 Lines that are not JSON pass through unchanged.
 """
 import json
@@ -31,8 +33,11 @@ def add_ratio(rec):
   v, p = rec.get("value"), rec.get("peer_value")
   if "ratio" in rec or not isinstance(v, (int, float)) or not isinstance(p, (int, float)) or v <= 0 or p <= 0:
     return
-  r = v / p if str(rec.get("unit", "")).endswith("/s") else p / v
-  rec["ratio"] = float(f"{r:.4g}")
+  rate = str(rec.get("unit", "")).endswith("/s")
+  rec["ratio"] = float(f"{(v / p if rate else p / v):.4g}")
+  bv, bp = rec.get("best_value"), rec.get("peer_best_value")
+  if "ratio_best" not in rec and isinstance(bv, (int, float)) and isinstance(bp, (int, float)) and bv > 0 and bp > 0:
+    rec["ratio_best"] = float(f"{(bv / bp if rate else bp / bv):.4g}")
 
 
 def main():
@@ -66,6 +71,8 @@ def main():
         rec["peer_value"] = float(f"{rec['peer_value']:.4g}")
       if p and "note" in p:
         rec["peer_note"] = p["note"]
+      if p and "best_value" in p:
+        rec["peer_best_value"] = convert(p["best_value"], p["unit"], rec.get("unit", ""))
     add_ratio(rec)
     print(json.dumps(rec), flush=True)
 

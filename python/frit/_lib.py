@@ -56,19 +56,19 @@ def to_numpy_dtype(dt):
 
 def bf16_bits(x):
     """float32 values -> bf16 bit patterns (uint16), round to nearest even; NaN stays NaN."""
-    x = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
+    x = np.array(x, dtype=np.float32, order="C")  # (ascontiguousarray would make 0-d 1-d)
     u = x.view(np.uint32).astype(np.uint64)
     r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     nan = np.isnan(x)
     if nan.any():
         r = np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), r)
-    return r
+    return np.asarray(r, dtype=np.uint16).reshape(x.shape)  # ufuncs turn 0-d into scalars
 
 
 def bf16_value(bits):
     """bf16 bit patterns (uint16) -> float32 values (exact)."""
-    b = np.ascontiguousarray(np.asarray(bits, dtype=np.uint16))
-    return (b.astype(np.uint32) << 16).view(np.float32)
+    b = np.asarray(bits, dtype=np.uint16)
+    return np.asarray(b.astype(np.uint32) << 16).view(np.float32).reshape(b.shape)
 
 
 def round_bf16(x):
@@ -80,7 +80,7 @@ def to_storage(a, dt):
     """numpy values -> dense C-order memory image for frit dtype dt."""
     if dt == BF16:
         return bf16_bits(np.asarray(a, dtype=np.float32))
-    return np.ascontiguousarray(np.asarray(a), dtype=storage_dtype(dt))
+    return np.array(a, dtype=storage_dtype(dt), order="C")
 
 
 def from_storage(a, dt):
@@ -284,6 +284,17 @@ class Tensor:
                                    DTYPE_NAMES[self.dtype])
 
 
+class Dim:
+    """A symbolic i64 dim (a frit_uop handle), e.g. from Ctx.var."""
+    __slots__ = ("ptr", "name")
+
+    def __init__(self, ptr, name=None):
+        self.ptr, self.name = ptr, name
+
+    def __repr__(self):
+        return "Dim(%s)" % (self.name or hex(self.ptr))
+
+
 class Ctx:
     """Owns a frit_ctx. Builders return Tensor or raise FritError with the library's message."""
 
@@ -325,23 +336,19 @@ class Ctx:
 
     # symbolic dims
     def var(self, name, lo, hi):
+        """A symbolic dim named `name` with inclusive bounds lo..hi (bound at run time)."""
         u = fn["frit_var"](self.ptr, name.encode(), lo, hi)
         if not u:
             raise FritError("var: " + self.error())
-        return u
+        return Dim(u, name)
 
     def _dims(self, shape):
-        """Static shape -> int64 array; a shape with uop handles (from var) -> pointer array."""
+        """Static shape -> int64 array; a shape with Dim entries -> array of i64 node pointers."""
         shape = list(shape)
-        if all(isinstance(d, (int, np.integer)) for d in shape):
+        if not any(isinstance(d, Dim) for d in shape):
             return False, _i64arr(int(d) for d in shape)
-        dims = []
-        for d in shape:
-            if isinstance(d, (int, np.integer)):
-                u = fn["frit_const_int"](self.ptr, I64, int(d))
-                dims.append(u)
-            else:
-                dims.append(d)
+        dims = [d.ptr if isinstance(d, Dim) else fn["frit_const_int"](self.ptr, I64, int(d))
+                for d in shape]
         return True, _ptrarr(dims)
 
     # creation
@@ -594,7 +601,7 @@ class Program:
                 a = np.asarray(a)
                 if a.dtype.kind == "V" or a.dtype not in _FROM_NP:
                     raise FritError("run: input %d has unsupported dtype %s" % (i, a.dtype))
-                bufs.append(np.ascontiguousarray(a))
+                bufs.append(np.array(a, order="C"))
             else:
                 bufs.append(to_storage(a, dt))
         outs = []

@@ -50,8 +50,15 @@ frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
  * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
 frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
 
-/* The register-array accumulation rewrite (opt_regacc.c), run after the axis choices; g0 is the
- * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
-frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
+/* Unrolling of small static loops (opt_unroll.c): REDUCEs over at most 8 elements become fold
+ * chains, small output axes whose values hold reductions become one store per element. */
+frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
+
+/* Register tiling of a matmul-shaped kernel (opt_tile.c); may replace the g0 range (*g0). */
+frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0);
+
+/* root with the nodes from[i] replaced by to[i] (rebuilt bottom-up); NULL on error or when a
+ * loop closing a replaced RANGE would lose it. */
+frit_uop *cg_subst(frit_ctx *ctx, frit_uop *root, frit_uop *const *from, frit_uop *const *to, int n);
 
 #endif

@@ -14,6 +14,8 @@ typedef struct blk {
   bool is_if, alive;
   bool has_child_loop, unsafe, has_store;
   bool strided; /* a memory access not stride 1 in this loop's range */
+  bool simd_done;  /* this loop got a simd pragma */
+  bool child_bad;  /* a child loop stores, is unsafe or got its own simd pragma */
   uint64_t loaded_params, stored_params; /* bit p: DEFINE_GLOBAL p read / written directly here */
   int nstores_ok;                        /* stores whose index is injective in this block's range */
   cg_str text;
@@ -193,7 +195,9 @@ static bool on_chain(const cg *g, int cur, int b) {
 
 /* The block a node goes to: the innermost open loop among the ranges of its scope; memory reads
  * and effects never leave an IF block (the branch may guard their addresses). */
-static int place(cg *g, frit_uop *u, int cur) {
+static int place_mode(cg *g, frit_uop *u, int cur, bool quiet);
+static int place(cg *g, frit_uop *u, int cur) { return place_mode(g, u, cur, false); }
+static int place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
   uint32_t k = L(g, u);
   uint64_t mask = g->dyn[k] ? g->scope[k] : g->free_[k];
   uint64_t seen = 0;
@@ -204,6 +208,7 @@ static int place(cg *g, frit_uop *u, int cur) {
     if (at < 0 && ((B->rix >= 0 && ((mask >> B->rix) & 1)) || (B->is_if && g->dyn[k]))) at = b;
   }
   if (mask & ~seen) {
+    if (quiet) return -3;
     fail(g, u, "uses a RANGE outside that range's loop");
     return -3;
   }
@@ -217,13 +222,19 @@ static void close_block(cg *g, int b) {
   blk *P = &g->blocks[p];
   if (B->rix >= 0) {
     P->has_child_loop = true;
-    bool simd = !B->has_child_loop && !B->unsafe && !B->red_bad && !B->strided &&
+    /* a loop whose child loops are plain reductions (no stores, no pragma of their own) is
+     * vectorised outside-in: each lane runs the inner loops with its own accumulators (the
+     * register tile of a matmul: k inside a vector of output columns) */
+    bool simd = !B->child_bad && !B->unsafe && !B->red_bad && !B->strided &&
                 !(B->loaded_params & B->stored_params);
     if (B->has_store && B->nstores_ok == 0) simd = false;
     frit_uop *r = g->ranges[B->rix];
+    if (B->has_child_loop && !(r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i >= 8)) simd = false;
     frit_uop *end = r->src[0];
     bool small = end->op == FRIT_OP_CONST && end->arg.value.i <= 8;
-    if (simd) line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
+    B->simd_done = simd;
+    if (simd && B->has_child_loop) line(g, p, "#pragma omp simd");
+    else if (simd) line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
     else if (B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL))
       line(g, p, "#pragma GCC unroll %d", (int)end->arg.value.i);
   }
@@ -233,6 +244,11 @@ static void close_block(cg *g, int b) {
   if (B->text.oom || B->header.oom) P->text.oom = true;
   /* child properties that stop the parent loop from being vectorised */
   if (B->is_if) P->unsafe = true;
+  if (B->rix >= 0) {
+    P->loaded_params |= B->loaded_params;
+    P->stored_params |= B->stored_params;
+    if (B->has_store || B->unsafe || B->child_bad || B->simd_done) P->child_bad = true;
+  }
   cg_free(&B->text);
   cg_free(&B->header);
   cg_free(&B->red);
@@ -352,14 +368,43 @@ static bool stride1(const cg *g, frit_uop *ix, int rbit, int depth) {
   return false;
 }
 
+/* The constant coefficient of range rbit in an index that is affine in it, or INT64_MIN. */
+static int64_t coef(const cg *g, frit_uop *ix, int rbit, int depth) {
+  if (!((g->free_[L(g, ix)] >> rbit) & 1)) return 0;
+  if (ix->op == FRIT_OP_RANGE) return 1; /* the free set says it is this range */
+  if (depth > 16) return INT64_MIN;
+  if (ix->op == FRIT_OP_ADD || ix->op == FRIT_OP_SUB) {
+    int64_t a = coef(g, ix->src[0], rbit, depth + 1), b = coef(g, ix->src[1], rbit, depth + 1);
+    if (a == INT64_MIN || b == INT64_MIN || a > 1024 || a < -1024 || b > 1024 || b < -1024) return INT64_MIN;
+    return ix->op == FRIT_OP_ADD ? a + b : a - b;
+  }
+  if (ix->op == FRIT_OP_MUL)
+    for (int i = 0; i < 2; i++) {
+      frit_uop *c = ix->src[1 - i];
+      if (c->op == FRIT_OP_CONST && c->arg.value.i >= -1024 && c->arg.value.i <= 1024) {
+        int64_t a = coef(g, ix->src[i], rbit, depth + 1);
+        return a == INT64_MIN || a > 1024 || a < -1024 ? INT64_MIN : a * c->arg.value.i;
+      }
+    }
+  return INT64_MIN;
+}
+
 /* Records in the loop block how a memory access uses the loop's range: accesses that depend on
  * it other than with stride 1 would make a forced (omp simd) vector loop gather or scatter. */
 static void note_access(cg *g, int b, frit_uop *index_node) {
-  blk *B = &g->blocks[b];
-  if (B->rix < 0) return;
   frit_uop *ix = index_node->op == FRIT_OP_INDEX ? index_node->src[1] : index_node;
-  if (!((g->free_[L(g, index_node)] >> B->rix) & 1)) return; /* invariant in this loop */
-  if (!stride1(g, ix, B->rix, 0)) B->strided = true;
+  /* every enclosing loop, for outer-loop vectorisation */
+  for (; b >= 0; b = g->blocks[b].parent) {
+    blk *B = &g->blocks[b];
+    if (B->rix < 0) continue;
+    if (!((g->free_[L(g, index_node)] >> B->rix) & 1)) continue; /* invariant in this loop */
+    if (!stride1(g, ix, B->rix, 0)) {
+      /* a small constant stride (the coordinates of an (n, 3) array) is an interleaved group
+       * that GCC loads with a few vector loads and shuffles, not a gather */
+      int64_t c = coef(g, ix, B->rix, 0);
+      if (!(c >= 2 && c <= 4) || index_node->op != FRIT_OP_INDEX) B->strided = true;
+    }
+  }
 }
 
 static bool emit_memory(cg *g, frit_uop *u, int b) {
@@ -493,21 +538,83 @@ static const char *omp_red(frit_op op, frit_scalar_kind k) {
   return NULL;
 }
 
+/* Does the subgraph of local node `from` reach local node `to` (or, with to == UINT32_MAX, an
+ * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. */
+static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
+  if (from == to) return true;
+  if (seen[from]) return false;
+  seen[from] = 1;
+  frit_uop *u = g->nodes[from];
+  if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) return true;
+  if (to != UINT32_MAX && from < to) return false;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (reaches(g, L(g, u->src[i]), to, seen)) return true;
+  return false;
+}
+
+#define MAX_FUSE 16
+
+/* REDUCEs over the same ranges as u that belong in the same block and are not emitted yet:
+ * they share u's loops (one loop, several accumulators), so that work common to their bodies
+ * is done once per iteration. Each accumulator still folds its own values in order. */
+static int fuse_siblings(cg *g, frit_uop *u, int b, frit_uop **grp) {
+  int ng = 1;
+  grp[0] = u;
+  if (u->nsrc < 2) return ng;
+  uint8_t *seen = calloc(g->n + 1, 1);
+  if (!seen) return ng;
+  uint32_t ku = L(g, u);
+  if (reaches(g, L(g, u->src[0]), UINT32_MAX, seen)) goto done;
+  for (size_t k = 0; k < g->n && ng < MAX_FUSE; k++) {
+    frit_uop *w = g->nodes[k];
+    if (w == u || w->op != FRIT_OP_REDUCE || w->nsrc != u->nsrc || frit_dtype_lanes(w->dtype) != 1) continue;
+    bool same = true;
+    for (uint32_t i = 1; i < u->nsrc && same; i++) same = w->src[i] == u->src[i];
+    if (!same) continue;
+    nstate *s = &g->st[k];
+    if (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && on_chain(g, b, s->blk)) continue;
+    if (place_mode(g, w, b, true) != b) continue;
+    memset(seen, 0, g->n + 1);
+    if (reaches(g, (uint32_t)k, ku, seen)) continue;
+    memset(seen, 0, g->n + 1);
+    if (reaches(g, ku, (uint32_t)k, seen)) continue;
+    memset(seen, 0, g->n + 1);
+    if (reaches(g, L(g, w->src[0]), UINT32_MAX, seen)) continue;
+    /* w must not depend on a member already taken either */
+    bool dep = false;
+    for (int m = 1; m < ng && !dep; m++) {
+      memset(seen, 0, g->n + 1);
+      dep = reaches(g, (uint32_t)k, L(g, grp[m]), seen);
+    }
+    if (!dep) grp[ng++] = w;
+  }
+done:
+  free(seen);
+  return ng;
+}
+
 static const char *emit_loops(cg *g, frit_uop *u, int b) {
   bool red = u->op == FRIT_OP_REDUCE;
-  frit_scalar_kind k = frit_dtype_kind(u->dtype);
-  frit_op rop = (frit_op)u->arg.i0;
-  char acc[32];
-  snprintf(acc, sizeof acc, "acc%" PRIu32, L(g, u));
-  bool wide = red && frit_dtype_is_int(u->dtype) && (rop == FRIT_OP_ADD || rop == FRIT_OP_MUL);
-  if (red) {
-    if (frit_dtype_lanes(u->dtype) != 1) return fail(g, u, "vector reductions are not supported yet"), NULL;
+  frit_uop *grp[MAX_FUSE];
+  int ng = red ? fuse_siblings(g, u, b, grp) : 1;
+  grp[0] = u;
+  char acc[MAX_FUSE][32];
+  bool wide[MAX_FUSE];
+  char *vals[MAX_FUSE];
+  memset(vals, 0, sizeof vals);
+  for (int m = 0; m < ng && red; m++) {
+    frit_uop *x = grp[m];
+    frit_scalar_kind k = frit_dtype_kind(x->dtype);
+    frit_op rop = (frit_op)x->arg.i0;
+    snprintf(acc[m], sizeof acc[m], "acc%" PRIu32, L(g, x));
+    wide[m] = frit_dtype_is_int(x->dtype) && (rop == FRIT_OP_ADD || rop == FRIT_OP_MUL);
+    if (frit_dtype_lanes(x->dtype) != 1) return fail(g, x, "vector reductions are not supported yet"), NULL;
     if (rop != FRIT_OP_ADD && rop != FRIT_OP_MUL && rop != FRIT_OP_MAX && rop != FRIT_OP_MIN &&
         rop != FRIT_OP_AND && rop != FRIT_OP_OR && rop != FRIT_OP_XOR)
-      return fail(g, u, "reduce op must be ADD, MUL, MAX, MIN, AND, OR or XOR"), NULL;
+      return fail(g, x, "reduce op must be ADD, MUL, MAX, MIN, AND, OR or XOR"), NULL;
     cg_str id = {0};
     if (!cg_render_const(g->ctx, &id, k, cg_reduce_identity(rop, k))) return g->failed = true, NULL;
-    line(g, b, "%s %s = %s%s;", wide ? cg_wtype(k) : cg_ctype(k), acc, wide ? "(uint64_t)" : "", id.s);
+    line(g, b, "%s %s = %s%s;", wide[m] ? cg_wtype(k) : cg_ctype(k), acc[m], wide[m] ? "(uint64_t)" : "", id.s);
     cg_free(&id);
   }
   int inner = b;
@@ -515,23 +622,31 @@ static const char *emit_loops(cg *g, frit_uop *u, int b) {
     inner = open_loop(g, u->src[i], inner);
     if (inner < 0) return NULL;
   }
-  const char *v = emit(g, u->src[0], inner);
-  if (!v) return NULL;
-  if (red) {
+  bool ok = true;
+  for (int m = 0; m < ng && ok; m++) {
+    const char *v = emit(g, grp[m]->src[0], inner);
+    ok = v && (vals[m] = xstrdup(g, v));
+  }
+  for (int m = 0; m < ng && red && ok; m++) {
+    frit_uop *x = grp[m];
+    frit_scalar_kind k = frit_dtype_kind(x->dtype);
+    frit_op rop = (frit_op)x->arg.i0;
     cg_str e = {0};
-    if (wide) {
-      cg_printf(&e, "%s %s (%s)%s", acc, rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), v);
+    if (wide[m]) {
+      cg_printf(&e, "%s %s (%s)%s", acc[m], rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), vals[m]);
     } else {
-      const char *ab[2] = {acc, v};
-      if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) return g->failed = true, NULL;
+      const char *ab[2] = {acc[m], vals[m]};
+      if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
     }
-    line(g, inner, "%s = %s;", acc, e.s);
+    if (ok) line(g, inner, "%s = %s;", acc[m], e.s);
     cg_free(&e);
     blk *I = &g->blocks[inner];
     const char *clause = inner != b ? omp_red(rop, k) : NULL;
-    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc);
+    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc[m]);
     else I->red_bad = true;
   }
+  for (int m = 0; m < ng; m++) free(vals[m]);
+  if (!ok) return NULL;
   for (int x = inner; x != b;) {
     int p = g->blocks[x].parent;
     close_block(g, x);
@@ -542,10 +657,15 @@ static const char *emit_loops(cg *g, frit_uop *u, int b) {
     g->st[L(g, u)].done = true;
     return "";
   }
-  char res[64];
-  if (wide) snprintf(res, sizeof res, "((%s)%s)", cg_ctype(k), acc);
-  else snprintf(res, sizeof res, "%s", acc);
-  return set_name(g, u, b, res);
+  const char *ret = NULL;
+  for (int m = ng - 1; m >= 0; m--) {
+    char res[64];
+    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
+    if (wide[m]) snprintf(res, sizeof res, "((%s)%s)", cg_ctype(k), acc[m]);
+    else snprintf(res, sizeof res, "%s", acc[m]);
+    ret = set_name(g, grp[m], b, res);
+  }
+  return ret;
 }
 
 static const char *emit_if(cg *g, frit_uop *u, int b) {
@@ -667,7 +787,10 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
       a[i] = keep[i];
     }
     cg_str e = {0};
-    if (ok && cg_no_overflow(u)) {
+    if (ok && op == FRIT_OP_POW && kd == FRIT_F32 && u->src[1]->op == FRIT_OP_CONST && u->src[1]->arg.value.f == 1.5 &&
+        !getenv("FRIT_LIBM_POW")) {
+      cg_printf(&e, "frit_pow15f(%s)", a[0]);
+    } else if (ok && cg_no_overflow(u)) {
       cg_printf(&e, "((%s)(%s %s %s))", cg_ctype(kd), a[0], op == FRIT_OP_ADD ? "+" : op == FRIT_OP_SUB ? "-" : "*", a[1]);
     } else if (ok) {
       frit_scalar_kind ko = frit_dtype_kind(u->src[op == FRIT_OP_WHERE ? 1 : 0]->dtype);

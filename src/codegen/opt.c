@@ -147,9 +147,12 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
     map[k] = nu;
   }
   result = map[pos[ast->id]];
-  if (!getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0 ? map[pos[g0->id]] : NULL);
-  if (g0_extent) *g0_extent = g0 ? map[pos[g0->src[0]->id]] : frit_const_int(ctx, FRIT_I64, 1);
-  if (g0 && g0_extent && frit_dtype_kind((*g0_extent)->dtype) != FRIT_I64) *g0_extent = frit_cast(ctx, *g0_extent, FRIT_I64);
+  frit_uop *g0n = g0 ? map[pos[g0->id]] : NULL;
+  if (result && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n);
+  if (result && !getenv("FRIT_NO_UNROLL")) result = cg_unroll(ctx, result, g0n);
+  if (result && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0n);
+  if (g0_extent) *g0_extent = g0n ? g0n->src[0] : frit_const_int(ctx, FRIT_I64, 1);
+  if (g0n && g0_extent && frit_dtype_kind((*g0_extent)->dtype) != FRIT_I64) *g0_extent = frit_cast(ctx, *g0_extent, FRIT_I64);
   if (g0_extent && !*g0_extent) result = NULL;
 done:
   free(nodes);

@@ -11,33 +11,6 @@
 #define MAX_RED 8
 #define MAX_EXTENT 4096
 
-/* Rebuilds root with the nodes from[i] replaced by to[i]. */
-static frit_uop *subst(frit_ctx *ctx, frit_uop *root, frit_uop *const *from, frit_uop *const *to, int n) {
-  size_t cnt = 0;
-  frit_uop **nodes = frit_walk_topo(root, &cnt);
-  frit_uop **map = calloc((size_t)root->id + 1, sizeof *map);
-  frit_uop *res = NULL;
-  if (!nodes || !map) goto done;
-  for (size_t k = 0; k < cnt; k++) {
-    frit_uop *u = nodes[k], *nu = NULL;
-    for (int i = 0; i < n && !nu; i++)
-      if (u == from[i]) nu = to[i];
-    if (!nu) {
-      frit_uop *src[64];
-      if (u->nsrc > 64) goto done;
-      for (uint32_t i = 0; i < u->nsrc; i++) src[i] = map[u->src[i]->id];
-      nu = frit_uop_replace_src(ctx, u, src, (int)u->nsrc);
-      if (!nu) goto done;
-    }
-    map[u->id] = nu;
-  }
-  res = map[root->id];
-done:
-  free(nodes);
-  free(map);
-  return res;
-}
-
 /* Does u's subgraph contain r? (iterative, visiting each node once) */
 static bool depends_on(frit_uop *u, frit_uop *r, int depth) {
   (void)depth;
@@ -166,7 +139,7 @@ static frit_uop *rewrite_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0, int *next
     frit_uop *ix_i = frit_uop_new(ctx, FRIT_OP_INDEX, reg->dtype, (frit_uop *[]){reg, ri}, 2, &z);
     frit_uop *st_i = ix_i ? frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){ix_i, id}, 2, &z) : NULL;
     frit_uop *init = st_i ? frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st_i, ri}, 2, &z) : NULL;
-    frit_uop *body = init ? subst(ctx, R->src[0], &r, &rt, 1) : NULL;
+    frit_uop *body = init ? cg_subst(ctx, R->src[0], &r, &rt, 1) : NULL;
     frit_uop *aft = body ? frit_uop_new(ctx, FRIT_OP_AFTER, reg->dtype, (frit_uop *[]){reg, init}, 2, &z) : NULL;
     frit_uop *ix_t = aft ? frit_uop_new(ctx, FRIT_OP_INDEX, reg->dtype, (frit_uop *[]){aft, rt}, 2, &z) : NULL;
     frit_uop *cur = ix_t ? frit_uop_new(ctx, FRIT_OP_LOAD, R->dtype, &ix_t, 1, &z) : NULL;
@@ -190,7 +163,7 @@ static frit_uop *rewrite_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0, int *next
     from[t] = R, to[t] = res;
   }
   from[s.nred] = r, to[s.nred] = ro;
-  frit_uop *st2 = subst(ctx, st, from, to, s.nred + 1);
+  frit_uop *st2 = cg_subst(ctx, st, from, to, s.nred + 1);
   frit_arg z = frit_arg_none();
   frit_uop *out = st2 ? frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st2, ro}, 2, &z) : NULL;
   if (!out) return NULL;

@@ -222,7 +222,10 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
     return unsupported(ctx, op, k);
   }
   rnd_open(o, k);
-  cg_printf(o, "%s%s(%s))", fn, S, a[0]);
+  /* f32 (and f16/bf16, computed in f32) exp/exp2/log/log2: the prelude's branch-free versions,
+   * which vectorise (libm calls do not without -ffast-math); within 1 ulp, docs/semantics.md */
+  bool own = k != FRIT_F64 && (op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2);
+  cg_printf(o, "%s%s%s(%s))", own ? "frit_" : "", fn, S, a[0]);
   return true;
 }
 

@@ -69,7 +69,7 @@ static void describe(FILE *out, const frit_uop *u, bool with_sources) {
     break;
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST: case FRIT_OP_BIND:
   case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE:
-  case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS:
+  case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS:
   case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_INDEX:
   case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_NEG: case FRIT_OP_NOT:
   case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP:

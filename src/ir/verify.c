@@ -136,6 +136,12 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
   case FRIT_OP_SCAN:
     if (!is_assoc_alu(a->i0) || a->i1 < 0) return fail(ctx, u, "needs an associative ALU op in i0 and an axis in i1");
     return FRIT_OK;
+  case FRIT_OP_SCATTER:
+    if (a->i0 != FRIT_ATOMIC_ADD && a->i0 != FRIT_ATOMIC_MIN && a->i0 != FRIT_ATOMIC_MAX && a->i0 != FRIT_ATOMIC_XCHG)
+      return fail(ctx, u, "i0 must be an atomic op ADD, MIN, MAX or XCHG");
+    if (s[1]->dtype != FRIT_I64 || dt != s[0]->dtype || s[2]->dtype != dt)
+      return fail(ctx, u, "needs i64 indices and updates of x's dtype");
+    return FRIT_OK;
   case FRIT_OP_IOTA:
     if (!frit_dtype_is_int(s[0]->dtype) || dt != FRIT_I64) return fail(ctx, u, "needs an integer length and dtype i64");
     return FRIT_OK;
@@ -336,7 +342,7 @@ static frit_status check_effects_closed(frit_ctx *ctx, frit_uop **nodes, size_t 
     case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
     case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL:
     case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK:
-    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
+    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
     case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX:
     case FRIT_OP_LOAD: case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT:
     case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG:

@@ -361,6 +361,55 @@ static frit_status check_lowered(frit_ctx *ctx, frit_uop *ast) {
   return rc;
 }
 
+static frit_status finish(sched_state *S, frit_ctx *ctx, frit_uop *t, frit_uop *effect, frit_sched_kernel *out);
+
+/* The update kernel of SCATTER(x, idx, upd) (x already copied into the output buffer):
+ *   for k (x.shape[1:], outermost GLOBAL): for j in order (LOOP, sequential):
+ *     p = out + idx[j] * inner + k;  *p = combine(*p, upd[j, k])
+ * The j loop is innermost and sequential, so each element sees its updates in index order; the
+ * store of iteration j reaches the load of iteration j+1 because both run in program order on
+ * one thread (the codegen never splits a loop whose store address depends on it only through a
+ * load). Different k touch different elements, so the k loops may run in parallel. */
+static frit_uop *scatter_effect(sched_state *S, frit_uop *t, int out_buf, frit_uop **order, int *no) {
+  frit_ctx *ctx = S->ctx;
+  const frit_shape *sh = frit_shape_of(ctx, t), *si = frit_shape_of(ctx, t->src[1]);
+  int n = sh->ndim;
+  frit_uop *r[FRIT_MAX_DIMS], *c[FRIT_MAX_DIMS];
+  frit_uop *dg = global_of(S, out_buf); /* parameter 0: the output, before the loads of idx/upd */
+  if (!dg) return NULL;
+  for (int k = 1; k < n; k++) {
+    if (!(r[k] = frit_range(ctx, sh->dims[k], k, k == 1 ? FRIT_AXIS_GLOBAL : FRIT_AXIS_LOOP))) return NULL;
+    order[(*no)++] = r[k];
+  }
+  if (!(r[0] = frit_range(ctx, si->dims[0], 0, FRIT_AXIS_LOOP))) return NULL;
+  order[(*no)++] = r[0];
+  frit_uop *upd = elem(ctx, t->src[2], r, n, NULL);
+  frit_uop *iv = elem(ctx, t->src[1], r, 1, NULL);
+  if (!upd || !iv || !(upd = frit_rewrite(ctx, upd, S->rules)) || !(iv = frit_rewrite(ctx, iv, S->rules))) return NULL;
+  c[0] = iv;
+  for (int k = 1; k < n; k++) c[k] = r[k];
+  frit_uop *flat = flatten(ctx, c, sh->dims, n);
+  if (!flat) return NULL;
+  frit_uop *ixs[2] = {dg, flat};
+  frit_uop *ix = frit_uop_new(ctx, FRIT_OP_INDEX, dg->dtype, ixs, 2, NULL);
+  frit_uop *old = ix ? frit_uop_new(ctx, FRIT_OP_LOAD, t->dtype, &ix, 1, NULL) : NULL;
+  if (!old) return NULL;
+  bool b = frit_dtype_is_bool(t->dtype);
+  frit_uop *nv = upd;
+  switch ((frit_atomic_op)t->arg.i0) {
+  case FRIT_ATOMIC_ADD: nv = frit_binary(ctx, b ? FRIT_OP_OR : FRIT_OP_ADD, old, upd); break;
+  case FRIT_ATOMIC_MIN: nv = frit_binary(ctx, b ? FRIT_OP_AND : FRIT_OP_MIN, old, upd); break;
+  case FRIT_ATOMIC_MAX: nv = frit_binary(ctx, b ? FRIT_OP_OR : FRIT_OP_MAX, old, upd); break;
+  case FRIT_ATOMIC_XCHG: break;
+  case FRIT_ATOMIC_AND: case FRIT_ATOMIC_OR: case FRIT_ATOMIC_XOR: case FRIT_ATOMIC_COUNT_:
+    frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: SCATTER mode %d not supported", (int)t->arg.i0);
+    return NULL;
+  }
+  if (!nv) return NULL;
+  frit_uop *st[2] = {ix, nv};
+  return frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, st, 2, NULL);
+}
+
 frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_kernel *out) {
   frit_ctx *ctx = S->ctx;
   frit_uop *t = ks->root;
@@ -373,6 +422,17 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
   S->next_axis = sh->ndim;
   cur = S;
   int n = sh->ndim;
+  if (ks->scatter == 2) {
+    frit_uop *order[FRIT_MAX_DIMS];
+    int no = 0;
+    frit_uop *effect = scatter_effect(S, t, ks->out_buf, order, &no);
+    if (!effect) return frit_last_status(ctx);
+    frit_uop *es[1 + FRIT_MAX_DIMS];
+    es[0] = effect;
+    memcpy(es + 1, order, (size_t)no * sizeof *order);
+    if (!(effect = frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, 1 + no, NULL))) return frit_last_status(ctx);
+    return finish(S, ctx, t, effect, out);
+  }
   bool scan = t->op == FRIT_OP_SCAN && !ks->load_root;
   int sax = scan ? (int)t->arg.i1 : -1;
   frit_uop *r[FRIT_MAX_DIMS], *order[FRIT_MAX_DIMS];
@@ -390,7 +450,7 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
   frit_uop *dg = global_of(S, ks->out_buf);
   frit_uop *flat = flatten(ctx, r, sh->dims, n);
   if (!dg || !flat) return frit_last_status(ctx);
-  frit_uop *value = scan ? elem(ctx, t->src[0], r, n, NULL) : elem(ctx, t, r, n, NULL);
+  frit_uop *value = scan || ks->scatter == 1 ? elem(ctx, t->src[0], r, n, NULL) : elem(ctx, t, r, n, NULL);
   if (!value || !(value = frit_rewrite(ctx, value, rs))) return frit_last_status(ctx);
   frit_uop *oix[2] = {dg, flat};
   frit_uop *oidx = frit_uop_new(ctx, FRIT_OP_INDEX, dg->dtype, oix, 2, NULL);
@@ -424,6 +484,11 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
     memcpy(es + 1, order, (size_t)no * sizeof *order);
     if (!(effect = frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, 1 + no, NULL))) return frit_last_status(ctx);
   }
+  return finish(S, ctx, t, effect, out);
+}
+
+/* SINK, simplification and the parameter table of a kernel whose effect is built. */
+static frit_status finish(sched_state *S, frit_ctx *ctx, frit_uop *t, frit_uop *effect, frit_sched_kernel *out) {
   frit_uop *ast = frit_sink(ctx, &effect, 1);
   if (!ast || !(ast = frit_simplify(ctx, ast))) return frit_last_status(ctx);
   if (check_lowered(ctx, ast) != FRIT_OK) return frit_last_status(ctx);

@@ -12,6 +12,7 @@
 bool sched_is_tensor_src(const frit_uop *u, uint32_t i) {
   frit_op op = (frit_op)u->op;
   if (op == FRIT_OP_GATHER) return i < 2;
+  if (op == FRIT_OP_SCATTER) return i < 3;
   if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
       op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
     return i == 0;
@@ -143,20 +144,25 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
     if (is_leaf(u)) continue;
-    if (no_fusion || u->op == FRIT_OP_CONTIGUOUS || u->op == FRIT_OP_SCAN) g->real[u->id] = 1;
+    if (no_fusion || u->op == FRIT_OP_CONTIGUOUS || u->op == FRIT_OP_SCAN || u->op == FRIT_OP_SCATTER)
+      g->real[u->id] = 1;
   }
   if (no_fusion) return FRIT_OK;
   /* rule 1: a heavy value read many times per element (broadcast, gathered) is materialised */
   bool dirty = true;
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
-    if (u->op != FRIT_OP_EXPAND && u->op != FRIT_OP_GATHER) continue;
+    if (u->op != FRIT_OP_EXPAND && u->op != FRIT_OP_GATHER && u->op != FRIT_OP_SCATTER) continue;
     if (dirty) compute_heavy(g); /* earlier decisions change what is heavy above them */
     dirty = false;
     if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_factor(ctx, u));
     if (u->op == FRIT_OP_GATHER) {
       dirty |= realize_if_heavy(g, u->src[0], static_numel(ctx, u->src[1], -1));
       dirty |= realize_if_heavy(g, u->src[1], static_numel(ctx, u->src[0], (int)u->arg.i0));
+    }
+    if (u->op == FRIT_OP_SCATTER) { /* keep the sequential update loop free of reductions */
+      dirty |= realize_if_heavy(g, u->src[1], LARGE);
+      dirty |= realize_if_heavy(g, u->src[2], LARGE);
     }
   }
   compute_heavy(g);
@@ -206,6 +212,11 @@ static const char *op_label(const frit_uop *u, bool *compute) {
       if ((int64_t)names[i].op == u->arg.i0) return u->op == FRIT_OP_SCAN ? names[i].scan : names[i].red;
     return u->op == FRIT_OP_SCAN ? "scan" : "reduce";
   }
+  if (u->op == FRIT_OP_SCATTER) {
+    static const char *const modes[] = {"scatter_add", "scatter_min", "scatter_max", "scatter_and",
+                                        "scatter_or", "scatter_xor", "scatter_set"};
+    return u->arg.i0 >= 0 && u->arg.i0 < FRIT_ATOMIC_COUNT_ ? modes[u->arg.i0] : "scatter";
+  }
   *compute = !(frit_op_flags((frit_op)u->op) & FRIT_F_MOVEMENT) && u->op != FRIT_OP_CONTIGUOUS;
   if (u->op == FRIT_OP_GATHER) *compute = true;
   return frit_op_name((frit_op)u->op);
@@ -224,7 +235,7 @@ static void kernel_ops(frit_ctx *ctx, graph *g, frit_uop *root, bool load_root, 
     frit_uop *u = st[--sp];
     if (is_leaf(u)) continue;
     inc[u->id] = 1;
-    for (uint32_t i = 0; i < u->nsrc; i++) {
+    for (uint32_t i = u->op == FRIT_OP_SCATTER ? 1 : 0; i < u->nsrc; i++) {
       frit_uop *s = u->src[i];
       if (!sched_is_tensor_src(u, i) || seen[s->id] || is_real(g, s)) continue;
       seen[s->id] = 1;
@@ -254,6 +265,21 @@ static void kernel_ops(frit_ctx *ctx, graph *g, frit_uop *root, bool load_root, 
     }
   }
   if (!out[0]) snprintf(out, cap, "copy");
+  if (root->op == FRIT_OP_SCATTER && !load_root) { /* name the kernel after the scatter */
+    bool compute;
+    const char *lab = op_label(root, &compute);
+    size_t l = strlen(lab), n = strlen(out);
+    char *p = strstr(out, lab);
+    if (p && (p == out || p[-1] == ',') && (p[l] == ',' || p[l] == 0) && p != out && n + 1 < cap) {
+      memmove(p - 1, p + l, strlen(p + l) + 1); /* drop ",label" */
+      n = strlen(out);
+      if (n + l + 2 < cap) {
+        memmove(out + l + 1, out, n + 1);
+        memcpy(out, lab, l);
+        out[l] = ',';
+      }
+    }
+  }
 done:
   free(seen);
   free(st);
@@ -383,7 +409,7 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
   /* buffer table: inputs (by input number), outputs, then temps in kernel order */
   st.buf_of = malloc((size_t)nids * sizeof *st.buf_of);
   inputs = malloc((g.n + 1) * sizeof *inputs);
-  specs = malloc((g.n + (size_t)n + 1) * sizeof *specs);
+  specs = malloc((2 * g.n + (size_t)n + 1) * sizeof *specs);
   if (!st.buf_of || !inputs || !specs) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
     goto fail;
@@ -410,6 +436,12 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
       st.buf_of[u->id] = nb;
       if (add_buf(ctx, &bufs, &nb, &capb, u, FRIT_BUF_TEMP, -1) != FRIT_OK) goto fail;
     }
+    if (u->op == FRIT_OP_SCATTER) {
+      /* two kernels into one buffer: a copy of x, then the in-order updates */
+      specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .scatter = 1};
+      specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .scatter = 2};
+      continue;
+    }
     specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .load_root = false};
   }
   /* outputs that are inputs, constants, or the same node twice get a copy kernel */
@@ -433,7 +465,11 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
   for (int k = 0; k < nspec; k++) {
     if (sched_rangeify(&st, &specs[k], &kernels[k]) != FRIT_OK) goto fail;
     char ops[256];
-    kernel_ops(ctx, &g, specs[k].root, specs[k].load_root, ops, sizeof ops);
+    if (specs[k].scatter == 1) { /* the copy of x */
+      frit_uop *x = specs[k].root->src[0];
+      kernel_ops(ctx, &g, x, is_real(&g, x), ops, sizeof ops);
+    } else
+      kernel_ops(ctx, &g, specs[k].root, specs[k].load_root, ops, sizeof ops);
     kernels[k].ops = arena_str(ctx, ops);
     kernels[k].name = kernel_name(ctx, k, ops);
     if (!kernels[k].ops || !kernels[k].name) {

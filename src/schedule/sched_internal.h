@@ -11,6 +11,7 @@ typedef struct sched_kspec {
   frit_uop *root;
   int out_buf;
   bool load_root; /* the value of root already lives in a buffer: copy it (duplicate outputs) */
+  int scatter;    /* root is a SCATTER: 1 = the kernel copying x into the buffer, 2 = the updates */
 } sched_kspec;
 
 typedef struct sched_state {

@@ -219,11 +219,18 @@ bool ti_broadcast2(frit_ctx *ctx, const char *op, frit_tensor **a, frit_tensor *
 
 /* ---------- reshape family ---------- */
 
+/* A dim expression known to be >= 0: by range analysis, or as a product of such (products of
+ * several wide-ranged dims overflow the analysis although every real size fits). */
+static bool nonneg_dim(const frit_uop *d) {
+  if (d->vmin >= 0) return true;
+  return d->op == FRIT_OP_MUL && nonneg_dim(d->src[0]) && nonneg_dim(d->src[1]);
+}
+
 frit_tensor *frit_reshape_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims) {
   if (!ti_ok(ctx, "reshape", &x, 1)) return NULL;
   if (ndim < 0 || ndim > FRIT_MAX_DIMS) return TI_FAIL1(ctx, "reshape", x, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
   for (int i = 0; i < ndim; i++)
-    if (!dims[i] || dims[i]->dtype != FRIT_I64 || dims[i]->vmin < 0)
+    if (!dims[i] || dims[i]->dtype != FRIT_I64 || !nonneg_dim(dims[i]))
       return dims[i] || ctx->status == FRIT_OK
                  ? TI_FAIL1(ctx, "reshape", x, "dim %d must be a non-negative i64 expression", i)
                  : NULL;
@@ -301,7 +308,7 @@ frit_tensor *frit_broadcast_to_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit
   if (!ti_ok(ctx, "broadcast_to", &x, 1)) return NULL;
   if (ndim < 0 || ndim > FRIT_MAX_DIMS) return TI_FAIL1(ctx, "broadcast_to", x, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
   for (int i = 0; i < ndim; i++)
-    if (!dims[i] || dims[i]->dtype != FRIT_I64 || dims[i]->vmin < 0)
+    if (!dims[i] || dims[i]->dtype != FRIT_I64 || !nonneg_dim(dims[i]))
       return dims[i] || ctx->status == FRIT_OK
                  ? TI_FAIL1(ctx, "broadcast_to", x, "dim %d must be a non-negative i64 expression", i)
                  : NULL;

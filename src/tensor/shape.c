@@ -166,6 +166,7 @@ bool ti_ok(frit_ctx *ctx, const char *op, frit_tensor *const *ts, int n) {
 static bool is_tensor_src(const frit_uop *u, uint32_t i) {
   frit_op op = (frit_op)u->op;
   if (op == FRIT_OP_GATHER) return i < 2;
+  if (op == FRIT_OP_SCATTER) return i < 3;
   if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
       op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
     return i == 0;
@@ -305,6 +306,15 @@ static frit_shape *infer(frit_ctx *ctx, frit_uop *u) {
     for (int i = 0; i < ix->ndim; i++) s->dims[n++] = ix->dims[i];
     for (int i = ax + 1; i < x->ndim; i++) s->dims[n++] = x->dims[i];
     return s;
+  }
+  case FRIT_OP_SCATTER: {
+    /* updates are (len(idx),) + x.shape[1:] */
+    const frit_shape *ix = u->src[1]->shape, *up = u->src[2]->shape;
+    bool ok = u->src[1]->dtype == FRIT_I64 && ix->ndim == 1 && x->ndim >= 1 && u->dtype == u->src[0]->dtype &&
+              u->src[2]->dtype == u->dtype && up->ndim == x->ndim && ti_dim_eq(up->dims[0], ix->dims[0]);
+    for (int i = 1; ok && i < x->ndim; i++) ok = ti_dim_eq(up->dims[i], x->dims[i]);
+    if (!ok) return bad(ctx, u, "SCATTER needs x of rank >= 1, 1-D i64 indices and updates of shape (len(idx),) + x.shape[1:] in x's dtype");
+    return (frit_shape *)x;
   }
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_BIND: case FRIT_OP_SINK: case FRIT_OP_GROUP:
   case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_REDUCE: case FRIT_OP_RANGE: case FRIT_OP_END:

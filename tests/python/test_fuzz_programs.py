@@ -3,7 +3,9 @@ broadcastable shapes, elementwise ops, movement ops, reductions, small matmuls, 
 three ways: compiled (fused C), fused + interpreter, and the reference path (no_fusion +
 interpreter); all must agree, and agree with a numpy mirror of the same program.
 FRIT_FUZZ_PROGRAMS=N sets the number of programs (default 150), FRIT_FUZZ_SEED the first seed.
-Repro: pytest tests/python/test_fuzz_programs.py -k 'seed_1234' -s prints the program."""
+FRIT_FUZZ_GROUP=G compiles G programs together (default 4; 1 isolates each program).
+Repro: FRIT_FUZZ_GROUP=1 FRIT_FUZZ_SEED=1234 FRIT_FUZZ_PROGRAMS=1 pytest -s
+tests/python/test_fuzz_programs.py prints the program."""
 import os
 import warnings
 
@@ -11,11 +13,14 @@ import numpy as np
 import pytest
 
 from frit import _lib as L
-from util import assert_close, assert_exact, evaluate
+from util import assert_close, assert_exact, cast_values, evaluate
 
-NPROG = int(os.environ.get("FRIT_FUZZ_PROGRAMS", "150"))
+NPROG = int(os.environ.get("FRIT_FUZZ_PROGRAMS", "120"))
 SEED0 = int(os.environ.get("FRIT_FUZZ_SEED", "0"))
 MAX_NUMEL = 1500
+FUZZ_DTS = (L.I32, L.I64, L.F32, L.F64, L.F16, L.BF16)
+# tolerance relative to an entry's scale, by the program's float dtype: (vs reference, vs numpy)
+TOL = {L.F32: (1e-5, 1e-4), L.F64: (1e-5, 1e-4), L.F16: (4e-3, 2e-2), L.BF16: (3e-2, 1.2e-1)}
 DIMS = [1, 1, 2, 3, 4, 5, 7]
 
 
@@ -37,15 +42,16 @@ def _maxabs(v):
 
 
 class ProgramGen:
-    def __init__(self, seed):
+    def __init__(self, seed, ctx=None):
         self.rng = np.random.default_rng(seed)
-        self.ctx = L.Ctx()
+        self.ctx = ctx or L.Ctx()
+        self.prefix = "s%d_" % seed
         self.is_int = self.rng.random() < 0.35
         if self.is_int:
             self.dt = [L.I32, L.I64, L.I32][self.rng.integers(3)]
         else:
-            self.dt = [L.F32, L.F32, L.F64][self.rng.integers(3)]
-        self.pool, self.inputs, self.log = [], {}, []
+            self.dt = [L.F32, L.F32, L.F32, L.F64, L.F64, L.F16, L.BF16][self.rng.integers(7)]
+        self.pool, self.inputs, self.log, self.ids = [], {}, [], {}
 
     # -- helpers
     def pick(self, pred=None):
@@ -58,19 +64,21 @@ class ProgramGen:
 
     def add(self, t, v, scale, desc):
         v = np.asarray(v)
+        if t.dtype == L.BF16 and v.dtype.kind == "f":
+            v = cast_values(v, L.BF16)  # the mirror of a bf16 value: float32, rounded to bf16
         got_shape = t.shape
         assert got_shape == v.shape, "%s: frit shape %s, numpy %s" % (desc, got_shape, v.shape)
         e = Entry(t, v, max(scale, _maxabs(v)), desc)
         self.pool.append(e)
-        self.log.append("%%%d = %s  # %s %s" % (len(self.pool) - 1, desc, L.DTYPE_NAMES[t.dtype],
-                                                v.shape))
+        self.ids[id(e)] = len(self.ids)
+        self.log.append("%s = %s  # %s %s" % (self.ref(e), desc, L.DTYPE_NAMES[t.dtype], v.shape))
         return e
 
     def ref(self, e):
-        return "%%%d" % self.pool.index(e)
+        return "%%%d" % self.ids[id(e)]
 
     def rand_shape(self, ndim=None):
-        ndim = int(self.rng.integers(0, 4)) if ndim is None else ndim
+        ndim = int(self.rng.choice([0, 1, 2, 2, 3, 3, 4])) if ndim is None else ndim
         shape = [int(self.rng.choice(DIMS)) for _ in range(ndim)]
         if self.rng.random() < 0.03 and ndim:
             shape[self.rng.integers(ndim)] = 0
@@ -78,14 +86,14 @@ class ProgramGen:
 
     def new_input(self, shape, dt=None):
         dt = dt or self.dt
-        name = "in%d" % len(self.inputs)
+        name = "%sin%d" % (self.prefix, len(self.inputs))
         if dt in L.INT_DTYPES:
             info = np.iinfo(L.value_dtype(dt))
             big = self.rng.random() < 0.3
             lo, hi = (info.min, info.max) if big else (-20, 20)
             v = self.rng.integers(lo, hi, size=shape, endpoint=True).astype(L.value_dtype(dt))
         else:
-            v = (self.rng.standard_normal(shape) * 2).astype(L.value_dtype(dt))
+            v = cast_values(self.rng.standard_normal(shape) * 2, dt)
         t = self.ctx.input(name, dt, shape)
         self.inputs[name] = v
         return self.add(t, v, 1.0, "input %s" % name)
@@ -149,7 +157,7 @@ class ProgramGen:
         b = self.pick(ok) if self.rng.random() < 0.7 else None
         if b is None:
             b = self.new_input(self.compatible_shape(a.v.shape),
-                               dt=a.t.dtype if a.t.dtype in (L.I32, L.I64, L.F32, L.F64) else None)
+                               dt=a.t.dtype if a.t.dtype in FUZZ_DTS else None)
         if self.rng.random() < 0.5:
             a, b = b, a
         isf = a.v.dtype.kind == "f" or b.v.dtype.kind == "f"
@@ -291,14 +299,57 @@ class ProgramGen:
             return
         k = e.v.shape[-1]
         m = int(self.rng.choice([1, 2, 3, 5]))
-        w = self.new_input((k, m), dt=e.t.dtype if e.t.dtype in (L.I32, L.I64, L.F32, L.F64)
-                           else None)
+        w = self.new_input((k, m), dt=e.t.dtype if e.t.dtype in FUZZ_DTS else None)
         if int(np.prod(e.v.shape[:-1])) * m > MAX_NUMEL:
             return
         with np.errstate(all="ignore"):
             r = np.matmul(e.v, w.v)
         self.add(self.ctx.matmul(e.t, w.t), r, e.scale * w.scale * k,
                  "matmul(%s, %s)" % (self.ref(e), self.ref(w)))
+
+    def op_scan_softmax_take(self):
+        e = self.pick(lambda e: e.v.ndim > 0 and e.v.size > 0)
+        if e is None:
+            return
+        v, nd = e.v, e.v.ndim
+        ax = int(self.rng.integers(-nd, nd))
+        kind = self.rng.choice(["cumsum", "softmax", "take", "take"] if v.dtype.kind == "f"
+                               else ["cumsum", "take"])
+        if kind == "cumsum":
+            with np.errstate(all="ignore"):
+                r = np.cumsum(v, axis=ax)
+            if v.dtype.kind == "f" and e.t.dtype != L.BF16:
+                r = r.astype(v.dtype)
+            self.add(self.ctx.cumsum(e.t, ax), r, e.scale * v.shape[ax],
+                     "cumsum(%s, axis=%d)" % (self.ref(e), ax))
+        elif kind == "softmax":
+            with np.errstate(all="ignore"):
+                x = v.astype(np.float64)
+                ex = np.exp(x - x.max(axis=ax, keepdims=True))
+                r = (ex / ex.sum(axis=ax, keepdims=True)).astype(v.dtype)
+            self.add(self.ctx.softmax(e.t, ax), r, max(1.0, e.scale),
+                     "softmax(%s, axis=%d)" % (self.ref(e), ax))
+        else:
+            n = v.shape[ax]
+            ishape = self.rand_shape(int(self.rng.integers(0, 3)))
+            if int(np.prod(ishape)) * v.size // max(n, 1) > MAX_NUMEL:
+                return
+            idx = self.new_index(ishape, n)
+            wrapped = np.where(idx.v < 0, idx.v + n, idx.v)
+            r = np.take(v, np.clip(wrapped, 0, n - 1), axis=ax)
+            self.add(self.ctx.take(e.t, idx.t, ax), r, e.scale,
+                     "take(%s, %s, axis=%d)" % (self.ref(e), self.ref(idx), ax))
+
+    def new_index(self, shape, n):
+        """An i64 index input with values in [-n-2, n+2) (negatives wrap, the rest clamp)."""
+        name = "%sin%d" % (self.prefix, len(self.inputs))
+        v = self.rng.integers(-n - 2, n + 2, size=shape).astype(np.int64)
+        t = self.ctx.input(name, L.I64, shape)
+        self.inputs[name] = v
+        e = Entry(t, v, 1.0, "index input %s" % name)
+        self.ids[id(e)] = len(self.ids)   # numbered, but kept out of the pool: not data
+        self.log.append("%s = index input %s  # i64 %s" % (self.ref(e), name, shape))
+        return e
 
     def op_cast(self):
         e = self.pick(lambda e: e.v.dtype.kind in "iu")
@@ -311,10 +362,10 @@ class ProgramGen:
     def build(self):
         for _ in range(int(self.rng.integers(1, 3))):
             self.new_input(self.rand_shape())
-        nops = int(self.rng.integers(2, 12))
+        nops = int(self.rng.integers(3, 22))
         ops = [self.op_unary, self.op_binary, self.op_binary, self.op_movement, self.op_movement,
-               self.op_reduce, self.op_matmul, self.op_cast]
-        w = np.array([3, 4, 4, 4, 4, 3, 1, 0.5 if self.is_int else 0])
+               self.op_reduce, self.op_matmul, self.op_cast, self.op_scan_softmax_take]
+        w = np.array([3, 4, 4, 4, 4, 3, 1, 0.5 if self.is_int else 0, 1.5])
         for _ in range(nops):
             ops[self.rng.choice(len(ops), p=w / w.sum())]()
         outs = [self.pool[-1]]
@@ -332,28 +383,51 @@ def _compare(got, want, e, what, tol):
         assert_exact(got, want, what)
 
 
-@pytest.mark.parametrize("seed", [pytest.param(SEED0 + i, id="seed_%d" % (SEED0 + i))
-                                  for i in range(NPROG)])
-def test_fuzz_program(seed):
-    g = ProgramGen(seed)
+GROUP = int(os.environ.get("FRIT_FUZZ_GROUP", "4"))
+
+
+@pytest.mark.parametrize("first", [pytest.param(SEED0 + i, id="seed_%d" % (SEED0 + i))
+                                   for i in range(0, NPROG, GROUP)])
+def test_fuzz_programs(first):
+    """GROUP programs (seeds first .. first+GROUP-1) share one compile: the C compiler's start-up
+    dominates the cost of small programs. Each is also run alone on the interpreter paths."""
+    ctx = L.Ctx()
+    progs = []
+    for seed in range(first, min(first + GROUP, SEED0 + NPROG)):
+        g = ProgramGen(seed, ctx)
+        try:
+            outs = g.build()
+        except L.FritError as ex:
+            raise AssertionError("seed %d: building failed: %s\n%s" % (seed, ex, "\n".join(g.log)))
+        listing = "\n".join(g.log) + "\noutputs: " + ", ".join(g.ref(e) for e in outs)
+        progs.append((seed, g, outs, listing))
+    all_ts = [e.t for _, _, outs, _ in progs for e in outs]
+    all_in = {k: v for _, g, _, _ in progs for k, v in g.inputs.items()}
     try:
-        outs = g.build()
-    except L.FritError as ex:
-        raise AssertionError("seed %d: building failed: %s\n%s" % (seed, ex, "\n".join(g.log)))
-    listing = "\n".join(g.log) + "\noutputs: " + ", ".join(g.ref(e) for e in outs)
-    print("seed %d program:\n%s" % (seed, listing))
-    ts = [e.t for e in outs]
-    try:
-        ref = evaluate(ts, g.inputs, "reference")
-        fused = evaluate(ts, g.inputs, "interp")
-        comp = evaluate(ts, g.inputs, "compiled")
-    except Exception as ex:
-        raise AssertionError("seed %d: %s\n%s" % (seed, ex, listing)) from ex
-    for i, e in enumerate(outs):
-        what = "seed %d output %d (%s)\n%s" % (seed, i, g.ref(e), listing)
-        assert L.DTYPE_NAMES[e.t.dtype] == L.DTYPE_NAMES[L.from_numpy_dtype(e.v.dtype)], \
-            "dtype differs from numpy: " + what
-        _compare(fused[i], ref[i], e, "fused interpreter vs reference: " + what, 1e-5)
-        _compare(comp[i], ref[i], e, "compiled vs reference: " + what, 1e-5)
-        _compare(ref[i], e.v, e, "reference vs numpy: " + what, 1e-4)
-    g.ctx.close()
+        comp_all = evaluate(all_ts, all_in, "compiled")
+    except Exception:  # noqa: BLE001 - find the program that fails, below
+        comp_all = None
+    k = 0
+    for seed, g, outs, listing in progs:
+        ts = [e.t for e in outs]
+        try:
+            ref = evaluate(ts, g.inputs, "reference")
+            fused = evaluate(ts, g.inputs, "interp")
+            comp = comp_all[k:k + len(ts)] if comp_all else evaluate(ts, g.inputs, "compiled")
+        except Exception as ex:
+            raise AssertionError("seed %d: %s\n%s" % (seed, ex, listing)) from ex
+        k += len(ts)
+        for i, e in enumerate(outs):
+            what = "seed %d output %d (%s)\n%s" % (seed, i, g.ref(e), listing)
+            mirror_dt = L.from_numpy_dtype(e.v.dtype)
+            if not (e.t.dtype == L.BF16 and mirror_dt == L.F32):   # bf16 mirrors are float32
+                assert L.DTYPE_NAMES[e.t.dtype] == L.DTYPE_NAMES[mirror_dt], \
+                    "dtype differs from numpy: " + what
+            t_ref, t_np = TOL.get(g.dt, TOL[L.F32])
+            _compare(fused[i], ref[i], e, "fused interpreter vs reference: " + what, t_ref)
+            _compare(comp[i], ref[i], e, "compiled vs reference: " + what, t_ref)
+            _compare(ref[i], e.v, e, "reference vs numpy: " + what, t_np)
+    if comp_all is None:
+        raise AssertionError("seeds %d..%d: each program compiles alone but not together"
+                             % (first, first + len(progs) - 1))
+    ctx.close()

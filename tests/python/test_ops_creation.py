@@ -102,6 +102,7 @@ def test_rand_uniform_stats(ctx, path, dt):
     lo, hi = -2.0, 3.0
     got, = evaluate(ctx.rand_uniform(1234, dt, (200, N // 200), lo, hi), {}, path)
     assert got.shape == (200, N // 200)
+    got = got.astype(np.float64)
     assert np.all(got >= lo) and np.all(got < hi) if dt in (L.F32, L.F64) else np.all(got <= hi)
     assert abs(got.mean() - 0.5) < 4 * math.sqrt(25 / 12 / N)
     assert abs(got.var() - 25 / 12) < 0.05 * 25 / 12

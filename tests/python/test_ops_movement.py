@@ -102,8 +102,8 @@ def test_pad(ctx, path, rng, dt, mode):
     x = _x(rng, dt, (5, 6))
     tx = ctx.input("x", dt, x.shape)
     value = 7.0
-    outs = [ctx.pad(tx, [b[0], a[0]], [b[1], a[1]], mode, value) for b, a in
-            [((p[0][0], p[1][0]), (p[0][1], p[1][1])) for p in PADS]]
+    # PADS entries are ((before0, after0), (before1, after1))
+    outs = [ctx.pad(tx, [p[0][0], p[1][0]], [p[0][1], p[1][1]], mode, value) for p in PADS]
     got = evaluate(outs, {"x": x}, path)
     for p, g in zip(PADS, got):
         widths = [(p[0][0], p[0][1]), (p[1][0], p[1][1])]

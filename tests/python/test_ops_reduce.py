@@ -27,7 +27,8 @@ def np_reduce(f, x, axes, keepdims, ddof=0.0, dt=None):
             r = np.log(np.sum(np.exp(x.astype(np.float64) - m), axis=ax, keepdims=True)) + m
             if not keepdims:
                 r = np.squeeze(r, axis=ax) if ax is not None else r.reshape(())
-            fd = x.dtype if x.dtype.kind == "f" else np.sqrt(np.zeros(1, x.dtype)).dtype
+            # numpy has no logsumexp; scipy.special.logsumexp gives float64 for integer input
+            fd = x.dtype if x.dtype.kind == "f" else np.float64
             r = r.astype(fd)
         else:
             r = getattr(np, {"max": "max", "min": "min", "sum": "sum", "prod": "prod",

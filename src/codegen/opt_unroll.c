@@ -1,0 +1,183 @@
+/* Unrolling of small static loops on the AST, so that work shared between their iterations is
+ * computed once: a REDUCE over a few elements becomes its fold chain, and a small output axis
+ * whose elements each need a reduction becomes one store per element inside the other loops. */
+#include "codegen/cg_internal.h"
+#include "ir/walk.h"
+
+#define MAX_UNROLL 8
+
+frit_uop *cg_subst(frit_ctx *ctx, frit_uop *root, frit_uop *const *from, frit_uop *const *to, int n) {
+  size_t cnt = 0;
+  frit_uop **nodes = frit_walk_topo(root, &cnt);
+  frit_uop **map = calloc((size_t)root->id + 1, sizeof *map);
+  frit_uop *res = NULL;
+  if (!nodes || !map) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < cnt; k++) {
+    frit_uop *u = nodes[k], *nu = NULL;
+    for (int i = 0; i < n && !nu; i++)
+      if (u == from[i]) nu = to[i];
+    if (!nu) {
+      frit_uop *src[64];
+      if (u->nsrc > 64) goto done;
+      for (uint32_t i = 0; i < u->nsrc; i++) src[i] = map[u->src[i]->id];
+      /* a loop that closes a substituted range cannot be rebuilt over a non-RANGE */
+      if (u->op == FRIT_OP_END || u->op == FRIT_OP_REDUCE)
+        for (uint32_t i = 1; i < u->nsrc; i++)
+          if (src[i]->op != FRIT_OP_RANGE) goto done;
+      nu = frit_uop_replace_src(ctx, u, src, (int)u->nsrc);
+      if (!nu) goto done;
+    }
+    map[u->id] = nu;
+  }
+  res = map[root->id];
+done:
+  free(nodes);
+  free(map);
+  return res;
+}
+
+static bool small_range(const frit_uop *r) {
+  return r->op == FRIT_OP_RANGE && r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i >= 1 &&
+         r->src[0]->arg.value.i <= MAX_UNROLL;
+}
+
+static bool foldable(frit_op op) {
+  return op == FRIT_OP_ADD || op == FRIT_OP_MUL || op == FRIT_OP_MAX || op == FRIT_OP_MIN || op == FRIT_OP_AND ||
+         op == FRIT_OP_OR || op == FRIT_OP_XOR;
+}
+
+/* Does the subgraph of u contain a node for which pred holds (or the node x)? */
+static bool contains(frit_uop *u, const frit_uop *x, bool (*pred)(const frit_uop *)) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(u, &n);
+  bool r = !nodes; /* conservative on OOM */
+  for (size_t k = 0; k < n && !r; k++) r = nodes[k] == x || (pred && pred(nodes[k]));
+  free(nodes);
+  return r;
+}
+
+static bool is_state(const frit_uop *u) {
+  frit_op op = (frit_op)u->op;
+  return op == FRIT_OP_AFTER || op == FRIT_OP_DEFINE_REG || op == FRIT_OP_DEFINE_LOCAL || op == FRIT_OP_ATOMIC ||
+         op == FRIT_OP_ATOMIC_CAS || op == FRIT_OP_BARRIER || op == FRIT_OP_IF;
+}
+
+/* REDUCE(body, r1..rm), every range small: the fold chain op(..op(op(identity, b(0)), b(1)).., b(E-1))
+ * in the odometer order the interpreter folds in, so results are bit for bit the same. */
+static frit_uop *unroll_reduce(frit_ctx *ctx, frit_uop *u) {
+  int m = (int)u->nsrc - 1;
+  if (m < 1 || m > 4 || !foldable((frit_op)u->arg.i0) || frit_dtype_lanes(u->dtype) != 1) return u;
+  int64_t total = 1, ext[4], idx[4] = {0, 0, 0, 0};
+  for (int i = 0; i < m; i++) {
+    if (!small_range(u->src[1 + i])) return u;
+    ext[i] = u->src[1 + i]->src[0]->arg.value.i;
+    total *= ext[i];
+  }
+  if (total > MAX_UNROLL) return u;
+  frit_uop *acc = frit_const(ctx, u->dtype, cg_reduce_identity((frit_op)u->arg.i0, frit_dtype_kind(u->dtype)));
+  if (!acc) return NULL;
+  frit_arg z = frit_arg_none();
+  for (int64_t t = 0; t < total; t++) {
+    frit_uop *to[4];
+    for (int i = 0; i < m; i++)
+      if (!(to[i] = frit_const_int(ctx, u->src[1 + i]->dtype, idx[i]))) return NULL;
+    frit_uop *b = cg_subst(ctx, u->src[0], u->src + 1, to, m);
+    if (!b) return NULL;
+    acc = frit_uop_new(ctx, (frit_op)u->arg.i0, u->dtype, (frit_uop *[]){acc, b}, 2, &z);
+    if (!acc) return NULL;
+    for (int i = m - 1; i >= 0; i--) {
+      if (++idx[i] < ext[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return acc;
+}
+
+static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
+
+/* END(eff, ..., c, ...) with c small and eff stores whose values hold reductions that depend on
+ * c: END(GROUP(eff[c:=0], ..., eff[c:=E-1]), ...). The reductions of the copies then share
+ * their loops (the renderer fuses REDUCEs over the same ranges) and every subexpression that
+ * does not depend on c. The stores write distinct elements and the kernel reads none of them
+ * (no AFTER), so their order does not matter. */
+static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
+  frit_uop *eff = e->src[0];
+  if (eff->op != FRIT_OP_STORE || contains(eff, NULL, is_state)) return e;
+  int pick = -1;
+  /* UPCAST ranges first (the tiler's row tile), innermost first */
+  for (uint32_t t = 0; t < 2 * (e->nsrc - 1) && pick < 0; t++) {
+    uint32_t i = e->nsrc - 1 - t % (e->nsrc - 1);
+    frit_uop *c = e->src[i];
+    if ((t < e->nsrc - 1) != (c->arg.i1 == FRIT_AXIS_UPCAST)) continue;
+    if (c == g0 || !small_range(c) || c->arg.i1 == FRIT_AXIS_REDUCE) continue;
+    if (c->src[0]->arg.value.i == 1) { /* a loop of one iteration: always dropped */
+      pick = (int)i;
+      break;
+    }
+    /* the value must hold a reduction that depends on c (else nothing is shared) */
+    size_t n = 0;
+    frit_uop **nodes = frit_walk_topo(eff->src[1], &n);
+    if (!nodes) return e;
+    for (size_t k = 0; k < n && pick < 0; k++)
+      if (nodes[k]->op == FRIT_OP_REDUCE && contains(nodes[k]->src[0], c, NULL)) pick = (int)i;
+    free(nodes);
+  }
+  if (pick < 0) return e;
+  frit_uop *c = e->src[pick];
+  for (uint32_t i = 1; i < e->nsrc; i++)
+    if (contains(e->src[i]->src[0], c, NULL)) return e; /* a triangular loop keeps its order */
+  int64_t E = c->src[0]->arg.value.i;
+  frit_uop *parts[MAX_UNROLL];
+  for (int64_t t = 0; t < E; t++) {
+    frit_uop *k = frit_const_int(ctx, c->dtype, t);
+    parts[t] = k ? cg_subst(ctx, eff, &c, &k, 1) : NULL;
+    if (!parts[t]) return NULL;
+  }
+  frit_arg z = frit_arg_none();
+  frit_uop *grp = frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, parts, (int)E, &z);
+  if (!grp || e->nsrc == 2) return grp;
+  frit_uop *es[64];
+  if (e->nsrc > 64) return e;
+  int w = 0;
+  es[w++] = grp;
+  for (uint32_t i = 1; i < e->nsrc; i++)
+    if ((int)i != pick) es[w++] = e->src[i];
+  return frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, w, &z);
+}
+
+frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(ast, &n);
+  frit_uop **map = calloc((size_t)ast->id + 1, sizeof *map);
+  frit_uop *res = NULL;
+  if (!nodes || !map) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < n; k++) {
+    frit_uop *u = nodes[k], *src[64];
+    if (u->nsrc > 64) {
+      map[u->id] = u;
+      continue;
+    }
+    bool same = true;
+    for (uint32_t i = 0; i < u->nsrc; i++) {
+      src[i] = map[u->src[i]->id];
+      same = same && src[i] == u->src[i];
+    }
+    frit_uop *nu = same ? u : frit_uop_replace_src(ctx, u, src, (int)u->nsrc);
+    if (nu && nu->op == FRIT_OP_REDUCE) nu = unroll_reduce(ctx, nu);
+    else if (nu && nu->op == FRIT_OP_END && nu->nsrc >= 2 && contains(nu->src[0], NULL, is_reduce))
+      nu = unroll_end(ctx, nu, g0);
+    if (!nu) goto done;
+    map[u->id] = nu;
+  }
+  res = map[ast->id];
+done:
+  free(nodes);
+  free(map);
+  return res;
+}
