@@ -196,6 +196,16 @@ static void test_divmod(void) {
   CHECK_SIMP(md(y, ci(4)), y);
   CHECK_SIMP(md(add(y, ci(8)), ci(4)), y);
   CHECK_SIMP(dv(add(y, ci(8)), ci(4)), ci(2));
+  /* coefficients above the divisor on non-negative atoms split: conv's window index
+   * (x + 59*y) % 58 with x in [0, 55], y in [0, 2] is x + y, and (x + 59*y) / 58 is y */
+  frit_uop *cx = frit_var(ctx, "dcx", 0, 55), *cy = frit_var(ctx, "dcy", 0, 2);
+  CHECK_SIMP(md(add(cx, mul(cy, ci(59))), ci(58)), add(cx, cy));
+  CHECK_SIMP(dv(add(cx, mul(cy, ci(59))), ci(58)), cy);
+  /* (5x + y) / 4 = x + (x + y) / 4 for x, y >= 0; (5x + y) % 4 = (x + y) % 4 */
+  CHECK_SIMP(dv(add(mul(x, ci(5)), y), ci(4)), add(x, dv(add(x, y), ci(4))));
+  CHECK_SIMP(md(add(mul(x, ci(5)), y), ci(4)), md(add(x, y), ci(4)));
+  /* a negative atom keeps its term whole: (5s + 500) % 4 is left to the other folds */
+  CHECK_SIMP(md(add(mul(s, ci(5)), ci(500)), ci(4)), md(add(mul(s, ci(5)), ci(500)), ci(4)));
   /* negative numerators: the split works by symmetry */
   frit_uop *n = frit_var(ctx, "dn", -15, 0), *m = frit_var(ctx, "dm", -3, 0);
   CHECK_SIMP(dv(add(mul(n, ci(4)), m), ci(4)), n);

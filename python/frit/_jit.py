@@ -10,7 +10,6 @@ one frit_program_run call: everything else is precomputed when the signature is 
 """
 import ctypes as C
 import functools
-import inspect
 import operator
 import os
 import sys
@@ -98,7 +97,7 @@ def _unflatten(tree, it):
     if tag == "s":
         return tree[2]
     if tag == "S":
-        return tree[1]
+        return tree[2]
     if tag is dict:
         return {k: _unflatten(c, it) for k, c in zip(tree[1], tree[2])}
     if tag is tuple:
@@ -293,10 +292,6 @@ class Jitted:
         self.fallback_count = 0  # signatures traced with static shapes after a dynamic failure
         self._ntrace_names = 0
         functools.update_wrapper(self, fn)
-        try:
-            self._nparams = len(inspect.signature(fn).parameters)
-        except (TypeError, ValueError):
-            self._nparams = None
 
     # ---- statistics
     @property
@@ -327,7 +322,7 @@ class Jitted:
                 except TypeError:
                     raise FritTypeError("jit: static argument %d of type %s is not hashable"
                                         % (i, t.__name__)) from None
-                trees.append(("S", a))
+                trees.append(("S", t, a))
             elif t is _ndarray or t is _Array:
                 leaves.append(a)
                 trees.append(_LEAF)
@@ -344,7 +339,7 @@ class Jitted:
                     except TypeError:
                         raise FritTypeError("jit: static argument %r of type %s is not hashable"
                                             % (k, type(v).__name__)) from None
-                    kt.append((k, ("S", v)))
+                    kt.append((k, ("S", type(v), v)))
                 else:
                     kt.append((k, _flatten(v, leaves)))
             trees.append(("kw", tuple(kt)))
@@ -375,6 +370,9 @@ class Jitted:
                                                 "array: %s" % (type(a).__name__, ex)) from None
                 if a is not None:
                     dt = _BY_NP.get(a.dtype)
+                    if dt is None and a.dtype.kind in "biuf" and not a.dtype.isnative:
+                        a = a.astype(a.dtype.newbyteorder("="))
+                        dt = _BY_NP.get(a.dtype)
                     if dt is None:
                         raise FritTypeError("jit: argument of numpy dtype %s is not supported by "
                                             "frit (supported: %s)" % (a.dtype, ", ".join(

@@ -127,6 +127,55 @@ def _b_reshape(ctx, ts, n, dims):
     return fn["frit_reshape"](ctx, ts[0], n, dims)
 
 
+L.lib.frit_binary.restype = _p
+L.lib.frit_binary.argtypes = [_p, C.c_int, _p, _p]
+L.lib.frit_op_from_name.restype = C.c_int
+L.lib.frit_op_from_name.argtypes = [C.c_char_p, C.c_size_t]
+_OP_MUL = L.lib.frit_op_from_name(b"MUL", 3)
+
+
+def _reshape_groups(src, dst):
+    """Output dim -> the input dims whose product it is (merges and kept dims), or None for a
+    dim that splits an input dim. src/dst are static shapes with equal products."""
+    out, i = [], 0
+    for j, d in enumerate(dst):
+        if d == 1:
+            out.append([])
+            continue
+        grp, prod = [], 1
+        while i < len(src) and (prod < d or not grp):
+            if src[i] == 1 and grp and prod == d:
+                break
+            grp.append(i)
+            prod *= src[i]
+            i += 1
+        if prod != d:
+            return None
+        out.append(grp)
+    return out
+
+
+def _b_reshape_dims(ctx, ts, n, dims, groups):
+    """reshape whose output dims are products of input dims: on duck-sized inputs (replay) the
+    output dims are those products, so the graph stays the same for every size."""
+    t = ts[0]
+    if groups is None or builtins.all(fn["frit_tensor_dim_static"](t, i) >= 0
+                             for i in range(fn["frit_tensor_ndim"](t))):
+        return fn["frit_reshape"](ctx, t, n, dims)
+    out = []
+    for j, grp in enumerate(groups):
+        if not grp:
+            out.append(fn["frit_const_int"](ctx, L.I64, 1))
+            continue
+        u = fn["frit_tensor_dim"](t, grp[0])
+        for i in grp[1:]:
+            u = L.lib.frit_binary(ctx, _OP_MUL, u, fn["frit_tensor_dim"](t, i))
+        out.append(u)
+    if not builtins.all(out):
+        return None
+    return fn["frit_reshape_sym"](ctx, t, n, _ptrs(out))
+
+
 def _b_permute(ctx, ts, perm):
     return fn["frit_permute"](ctx, ts[0], perm)
 

@@ -44,7 +44,8 @@ Arrays (frit._array)
 Realisation (design): lazy ops are built immediately on *static* inputs (C checks and infers
 shapes). To realise, the graph is rebuilt ("replayed") with canonical inputs: the k-th distinct
 concrete leaf becomes input "x<k>" whose dims are duck-sized -- 0 and 1 static, every other size a
-DEFINE_VAR "n<j>" shared by all dims of that size (bounds 2..2**48). The canonical graph of
+DEFINE_VAR "n<j>" shared by all dims of that size (bounds 2..2**20; larger dims: "N<j>",
+2**20+1..2**31-1). The canonical graph of
 `a*b+c` is then the same pointer for every size, and the program cache hits. Weak scalars are 0-d
 inputs in the canonical graph, so `x * i` in a loop reuses one program too.
 Memory: a long-lived ctx grows with every op; `current()` starts a new session once the ctx holds
@@ -87,7 +88,11 @@ _const_int = fn["frit_const_int"]
 _var = fn["frit_var"]
 
 NODE_LIMIT = 4_000_000
-VAR_LO, VAR_HI = 2, 2 ** 48
+VAR_LO, VAR_HI = 2, 2 ** 31 - 1  # products of two dims stay in i64 range analysis
+# Realisation buckets dims: up to SMALL_HI a variable "n<j>" bounded by it (so range analysis of
+# a product of three dims, a flatten, stays within i64), above it "N<j>" up to VAR_HI.
+SMALL_HI = 2 ** 20
+_BIG = 1 << 20
 _DUMMY = np.zeros(8, np.uint64)  # stands in for the NULL data pointer of size-0 arrays
 _DUMMY_PTR = _DUMMY.ctypes.data
 
@@ -178,7 +183,7 @@ class Session:
                                   int(no_fusion), int(interpret))
         self._programs = {}
         self._canon = {}     # (slot, dtype code, dimspec) -> canonical input tensor
-        self._vars = []      # duck-size variable j -> DEFINE_VAR node "n<j>"
+        self._vars = {}      # duck-size variable -> DEFINE_VAR node "n<j>" / "N<j>"
         self._consts = {}
         self.leaf_inputs = weakref.WeakValueDictionary()  # "c<id>" -> concrete leaf node
         self.stats = {"compiles": 0, "hits": 0, "cc": 0, "realize": 0}
@@ -252,13 +257,22 @@ class Session:
         return p
 
     # ---- canonical (duck-sized) inputs
+    def _size_var(self, k):
+        """Duck-size variable k (k >= _BIG: a large dim, variable "N<j>")."""
+        v = self._vars.get(k)
+        if v is None:
+            if k >= _BIG:
+                v = self.var("N%d" % (k - _BIG), SMALL_HI + 1, VAR_HI)
+            else:
+                v = self.var("n%d" % k, VAR_LO, SMALL_HI)
+            self._vars[k] = v
+        return v
+
     def _canon_input(self, slot, code, dimspec):
         key = (slot, code, dimspec)
         t = self._canon.get(key)
         if t is None:
-            while len(self._vars) <= max([-d - 1 for d in dimspec if d < 0], default=-1):
-                self._vars.append(self.var("n%d" % len(self._vars)))
-            dims = [self._vars[-d - 1] if d < 0 else self.const_i64(d) for d in dimspec]
+            dims = [self._size_var(-d - 1) if d < 0 else self.const_i64(d) for d in dimspec]
             arr = (_p * max(1, len(dims)))(*dims)
             t = self.check(_input_sym(self.ptr, ("x%d" % slot).encode(), code, len(dims), arr))
             self._canon[key] = t
@@ -285,7 +299,7 @@ class Session:
                         j = sizes.get(s)
                         if j is None:
                             j = sizes[s] = len(sizes)
-                        spec.append(-j - 1)
+                        spec.append(-j - 1 if s <= SMALL_HI else -j - 1 - _BIG)
                 key = (len(leaves), n.dtype.code, tuple(spec))
                 t = canon.get(key)
                 if t is None:
@@ -323,7 +337,8 @@ class Session:
         prog = self.compile(outs)
         if prog.slot_of_input is None:
             prog.slot_of_input = [int(nm[1:]) for nm in prog.input_names]
-        vars = {_VAR_NAMES[j] if j < 64 else "n%d" % j: s for s, j in sizes.items()}
+        vars = {(_VAR_NAMES[j] if j < 64 else "n%d" % j) if s <= SMALL_HI else "N%d" % j: s
+                for s, j in sizes.items()}
         ptrs = [node_ptr(leaves[k]) for k in prog.slot_of_input]
         res = prog.run(None, vars, [n.shape for n in nodes], [n.dtype.storage for n in nodes], ptrs)
         self.stats["realize"] += 1

@@ -8,7 +8,7 @@ from . import _dtypes as D
 from . import _lib as L
 from ._array import Array, apply, asarray, operand, operands2
 from ._errors import FritError, FritTypeError
-from ._ops import (_b_reshape, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
+from ._ops import (_b_reshape_dims, _reshape_groups, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
                    _b_slice, _b_flip, _b_concat, _b_stack, _b_repeat, _b_tile, _b_contiguous,
                    _b_matmul, _b_dot, _b_conv2d, _b_pool, _b_softmax, _b_take, _b_one_hot,
                    _b_full_like, _b_arange, _b_linspace, _b_eye, _i64, _ints, _int, _axes,
@@ -33,7 +33,23 @@ def reshape(x, shape, order="C", copy=None):
     shape = _shape_arg(shape)
     if shape == x.shape:
         return x
-    return apply(_b_reshape, [x], (len(shape), _i64(shape)))
+    if None not in x.shape and -1 in shape:
+        known = 1
+        for d in shape:
+            known *= d if d != -1 else 1
+        size = x.size
+        if known and size % known == 0 and shape.count(-1) == 1:
+            shape = tuple(size // known if d == -1 else d for d in shape)
+    groups = _reshape_groups(x.shape, shape) if None not in x.shape and -1 not in shape and \
+        x.size == _prod(shape) else None
+    return apply(_b_reshape_dims, [x], (len(shape), _i64(shape), groups))
+
+
+def _prod(shape):
+    p = 1
+    for d in shape:
+        p *= d
+    return p
 
 
 def ravel(x):

@@ -538,6 +538,12 @@ static const char *omp_red(frit_op op, frit_scalar_kind k) {
   return NULL;
 }
 
+/* f32/f64 MAX/MIN accumulators are updated by a compare-select with flags for NaN and the
+ * zero's sign (see emit_loops), which OpenMP's max/min clause and gcc's vectorizer handle. */
+static bool fmaxmin_split(frit_op op, frit_scalar_kind k) {
+  return (k == FRIT_F32 || k == FRIT_F64) && (op == FRIT_OP_MAX || op == FRIT_OP_MIN);
+}
+
 /* Does the subgraph of local node `from` reach local node `to` (or, with to == UINT32_MAX, an
  * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. */
 static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
@@ -616,6 +622,7 @@ static const char *emit_loops(cg *g, frit_uop *u, int b) {
     if (!cg_render_const(g->ctx, &id, k, cg_reduce_identity(rop, k))) return g->failed = true, NULL;
     line(g, b, "%s %s = %s%s;", wide[m] ? cg_wtype(k) : cg_ctype(k), acc[m], wide[m] ? "(uint64_t)" : "", id.s);
     cg_free(&id);
+    if (fmaxmin_split(rop, k)) line(g, b, "uint8_t %s_n = 0, %s_z = 0;", acc[m], acc[m]);
   }
   int inner = b;
   for (uint32_t i = 1; i < u->nsrc; i++) {
@@ -634,6 +641,15 @@ static const char *emit_loops(cg *g, frit_uop *u, int b) {
     cg_str e = {0};
     if (wide[m]) {
       cg_printf(&e, "%s %s (%s)%s", acc[m], rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), vals[m]);
+    } else if (fmaxmin_split(rop, k)) {
+      /* vectorisable form: plain compare-select, NaN and the zero's sign as flags resolved after
+       * the loop (frit_redmax*), equal to folding frit_max* (docs/codegen.md) */
+      bool d = k == FRIT_F64;
+      line(g, inner, "%s %s_v = %s;", cg_ctype(k), acc[m], vals[m]);
+      line(g, inner, "%s_n |= %s_v != %s_v;", acc[m], acc[m], acc[m]);
+      line(g, inner, "%s_z |= frit_f%s_bits(%s_v) == %s;", acc[m], d ? "64" : "32", acc[m],
+           rop == FRIT_OP_MAX ? "0u" : d ? "0x8000000000000000ull" : "0x80000000u");
+      cg_printf(&e, "%s_v %s %s ? %s_v : %s", acc[m], rop == FRIT_OP_MAX ? ">" : "<", acc[m], acc[m], acc[m]);
     } else {
       const char *ab[2] = {acc[m], vals[m]};
       if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
@@ -643,6 +659,9 @@ static const char *emit_loops(cg *g, frit_uop *u, int b) {
     blk *I = &g->blocks[inner];
     const char *clause = inner != b ? omp_red(rop, k) : NULL;
     if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc[m]);
+    else if (fmaxmin_split(rop, k) && inner != b)
+      cg_printf(&I->red, " reduction(%s:%s) reduction(|:%s_n) reduction(|:%s_z)", rop == FRIT_OP_MAX ? "max" : "min",
+                acc[m], acc[m], acc[m]);
     else I->red_bad = true;
   }
   for (int m = 0; m < ng; m++) free(vals[m]);
@@ -656,6 +675,13 @@ static const char *emit_loops(cg *g, frit_uop *u, int b) {
   if (!red) {
     g->st[L(g, u)].done = true;
     return "";
+  }
+  for (int m = 0; m < ng; m++) {
+    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
+    frit_op rop = (frit_op)grp[m]->arg.i0;
+    if (fmaxmin_split(rop, k))
+      line(g, b, "%s = frit_red%s%s(%s, %s_n, %s_z);", acc[m], rop == FRIT_OP_MAX ? "max" : "min",
+           k == FRIT_F64 ? "d" : "f", acc[m], acc[m], acc[m]);
   }
   const char *ret = NULL;
   for (int m = ng - 1; m >= 0; m--) {

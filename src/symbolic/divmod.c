@@ -100,8 +100,16 @@ frit_uop *frit_simp_divmod(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, in
   frit_lin Q = {.dt = dt}, R = {.dt = dt};
   for (int i = 0; i < L.n; i++) {
     frit_lin_term t = L.t[i];
-    if (t.c % D == 0) Q.t[Q.n].v = t.v, Q.t[Q.n++].c = t.c / D;
-    else R.t[R.n++] = t;
+    int64_t vl, vh;
+    if (t.c % D == 0) {
+      Q.t[Q.n].v = t.v, Q.t[Q.n++].c = t.c / D;
+    } else if (nonneg && t.c > D && frit_range_known(t.v, &vl, &vh) && vl >= 0) {
+      /* c*v = D*(c/D)*v + (c%D)*v: the part left in R stays >= 0 (conv's (x + 59*y) % 58) */
+      Q.t[Q.n].v = t.v, Q.t[Q.n++].c = t.c / D;
+      R.t[R.n].v = t.v, R.t[R.n++].c = t.c % D;
+    } else {
+      R.t[R.n++] = t;
+    }
   }
   Q.k = nonneg ? floordiv(L.k, D) : ceildiv(L.k, D);
   R.k = L.k - Q.k * D;

@@ -218,6 +218,48 @@ static frit_tensor *int_pow(frit_ctx *ctx, frit_tensor *a, frit_tensor *e) {
   return where(ctx, lt(ctx, e, zero), negexp, res);
 }
 
+/* The value of b when it is a constant broadcast (CONST under RESHAPE/EXPAND, maybe CAST). */
+static bool const_value(frit_tensor *b, double *v) {
+  frit_uop *u = TI_U(b);
+  frit_dtype dt = u->dtype;
+  while (u->op == FRIT_OP_RESHAPE || u->op == FRIT_OP_EXPAND || u->op == FRIT_OP_CAST) u = u->src[0];
+  if (u->op != FRIT_OP_CONST || frit_dtype_lanes(u->dtype) != 1) return false;
+  frit_scalar s = frit_eval_cast(u->arg.value, u->dtype, dt);
+  *v = s.f;
+  return true;
+}
+
+/* Float power. Constant exponents with an exact or cheaper formula skip POW, like numpy's fast
+ * paths for x**2, x**0.5, x**-1, x**0, x**1, plus 1.5 and -0.5 (numpy calls pow for those): the
+ * results equal pow's for every special value (-0, +-inf, NaN, negatives), and the loops
+ * vectorise (a libm pow does not). See docs/semantics.md for the rounding. */
+static frit_tensor *float_pow(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
+  double e;
+  if (!const_value(b, &e)) return ti_alu2(ctx, FRIT_OP_POW, a, b);
+  frit_dtype dt = TI_U(a)->dtype;
+  if (e == 0) return cf(ctx, a, 1.0); /* pow(NaN, 0) = 1 */
+  if (e == 1) return a;
+  if (e == 2) return mul(ctx, a, a);
+  if (e == -1) return fdiv(ctx, cf(ctx, a, 1.0), a);
+  if (e != 0.5 && e != -0.5 && e != 1.5) return ti_alu2(ctx, FRIT_OP_POW, a, b);
+  /* 16-bit floats: computed in f32, rounded once */
+  frit_tensor *x = ti_cast(ctx, a, compute_of(dt));
+  if (!x) return NULL;
+  frit_tensor *s = ti_alu1(ctx, FRIT_OP_SQRT, x), *r, *at_minf;
+  if (e == 0.5) { /* pow(-0, .5) = +0 where sqrt(-0) = -0; pow(-inf, .5) = inf */
+    r = ti_alu1(ctx, FRIT_OP_ABS, s);
+    at_minf = cf(ctx, x, INFINITY);
+  } else if (e == -0.5) { /* pow(-0, -.5) = +inf; pow(-inf, -.5) = +0 */
+    r = ti_alu1(ctx, FRIT_OP_ABS, fdiv(ctx, cf(ctx, x, 1.0), s));
+    at_minf = cf(ctx, x, 0.0);
+  } else { /* x*sqrt(x): pow(-0, 1.5) = +0 = -0 * -0; pow(-inf, 1.5) = inf */
+    r = mul(ctx, x, s);
+    at_minf = cf(ctx, x, INFINITY);
+  }
+  r = where(ctx, eq(ctx, x, cf(ctx, x, -INFINITY)), at_minf, r);
+  return ti_cast(ctx, r, dt);
+}
+
 /* numpy shifts: counts outside [0, bits) shift everything out (0, or -1 for negative >>). */
 static frit_tensor *shift(frit_ctx *ctx, frit_tensor *a, frit_tensor *b, bool left) {
   frit_dtype dt = TI_U(a)->dtype;
@@ -269,7 +311,7 @@ frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_ten
   case FRIT_BF_TRUEDIV: return fdiv(ctx, a, b);
   case FRIT_BF_FLOORDIV: return lf ? float_divmod(ctx, a, b, false) : int_divmod(ctx, a, b, false);
   case FRIT_BF_REMAINDER: return lf ? float_divmod(ctx, a, b, true) : int_divmod(ctx, a, b, true);
-  case FRIT_BF_POW: return lf ? ti_alu2(ctx, FRIT_OP_POW, a, b) : int_pow(ctx, a, b);
+  case FRIT_BF_POW: return lf ? float_pow(ctx, a, b) : int_pow(ctx, a, b);
   case FRIT_BF_MINIMUM: return ti_alu2(ctx, FRIT_OP_MIN, a, b);
   case FRIT_BF_MAXIMUM: return ti_alu2(ctx, FRIT_OP_MAX, a, b);
   case FRIT_BF_ATAN2: return ti_alu2(ctx, FRIT_OP_ATAN2, a, b);

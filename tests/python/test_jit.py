@@ -265,6 +265,10 @@ def test_static_argnums(rng):
     assert f.trace_count == 2
     with pytest.raises(TypeError):
         f(x, [0])  # unhashable static argument
+    g = frit.jit(lambda x, s: x * s, static_argnums=1)
+    i8 = np.arange(3, dtype=np.int8)
+    assert g(i8, 2).dtype == np.int8
+    assert g(i8, 2.0).dtype == np.float64  # 2 == 2.0, but the type is part of the key
 
 
 def test_static_argnames_and_kwargs(rng):
@@ -315,6 +319,10 @@ def test_inputs_of_many_kinds(rng):
     close(f(np.float64(3.5)), np.float64(7.0))             # numpy scalar: a 0-d array
     close(f(np.array([True, False])), np.array([True, False]) * 2)
     close(f(np.zeros((0, 3), np.int32)), np.zeros((0, 3), np.int32))
+    close(f(np.arange(5, dtype=">i4")), np.arange(5, dtype=np.int32) * 2)  # big-endian
+    ro = np.arange(6.0)
+    ro.flags.writeable = False
+    close(f(ro), ro * 2)                                                   # read-only
     b16 = frit.asarray([1.5, -2.25], dtype=frit.bfloat16)
     r = f(b16)
     assert r.dtype == frit.bfloat16
@@ -527,3 +535,18 @@ def test_jitted_called_inside_trace_with_concrete_args():
     f = frit.jit(lambda x: x + g(np.arange(3.0)))
     close(f(np.ones(3)), np.ones(3) + np.arange(3.0) * 2)
     assert g.trace_count == 1
+
+
+def test_indexing_and_updates_inside_jit(rng):
+    @frit.jit
+    def f(x):
+        return x[1::2, ::-1] * 2, x.at[0].add(1.0), x[:, 0]
+    for shape in ((4, 6), (7, 5)):
+        x = rng.standard_normal(shape)
+        a, b, c = f(x)
+        close(a, x[1::2, ::-1] * 2)
+        want = x.copy()
+        want[0] += 1.0
+        close(b, want)
+        close(c, x[:, 0])
+    assert f.trace_count == 1

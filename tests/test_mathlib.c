@@ -1,0 +1,352 @@
+/* Accuracy of the C backend's own f32 exp/exp2/log/log2 (src/codegen/prelude.c): kernels are
+ * generated and compiled by frit, run over float bit patterns, and compared with double libm
+ * (the oracle): at most 1 ulp from the exact value, exact special values, and vectorised loops;
+ * float max/min reductions (compare-select with NaN/zero-sign flags) against an IEEE oracle;
+ * and the frontend's lowering of pow with constant exponents against C's pow.
+ * FRIT_MATHLIB_STRIDE=1 checks all 2^32 inputs (default: every 251st pattern plus dense windows). */
+#include "check.h"
+#include "codegen/codegen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static frit_ctx *ctx;
+static frit_cg_config cfg;
+static char cache_dir[256];
+
+#define N_CHUNK (1 << 20)
+#define PTR(dt) frit_dtype_ptr((dt), FRIT_ADDR_GLOBAL)
+
+static const frit_op fns[4] = {FRIT_OP_EXP, FRIT_OP_EXP2, FRIT_OP_LOG, FRIT_OP_LOG2};
+
+static frit_uop *node(frit_op op, frit_dtype dt, frit_uop *const *src, int n, int64_t i0) {
+  frit_arg a = {.i0 = i0, .i1 = i0 < 0 ? 0 : -1};
+  return frit_uop_new(ctx, op, dt, src, n, &a);
+}
+
+/* out[i] = f(in[i]) over N_CHUNK f32 elements */
+static frit_uop *unary_kernel(frit_op op) {
+  frit_uop *r = frit_range(ctx, frit_const_int(ctx, FRIT_I64, N_CHUNK), 0, FRIT_AXIS_GLOBAL);
+  frit_uop *po = node(FRIT_OP_DEFINE_GLOBAL, PTR(FRIT_F32), NULL, 0, 0);
+  frit_uop *pi = node(FRIT_OP_DEFINE_GLOBAL, PTR(FRIT_F32), NULL, 0, 1);
+  frit_uop *ii = node(FRIT_OP_INDEX, PTR(FRIT_F32), (frit_uop *[]){pi, r}, 2, 0);
+  frit_uop *io = node(FRIT_OP_INDEX, PTR(FRIT_F32), (frit_uop *[]){po, r}, 2, 0);
+  frit_uop *x = node(FRIT_OP_LOAD, FRIT_F32, &ii, 1, 0);
+  frit_uop *st = node(FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){io, frit_unary(ctx, op, x)}, 2, 0);
+  frit_uop *e = node(FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st, r}, 2, 0);
+  return frit_sink(ctx, &e, 1);
+}
+
+static double ref_of(frit_op op, double x) {
+  return op == FRIT_OP_EXP ? exp(x) : op == FRIT_OP_EXP2 ? exp2(x) : op == FRIT_OP_LOG ? log(x) : log2(x);
+}
+
+/* Distance of f from the exact value ref in units of the float ulp at ref (subnormal spacing
+ * 2^-149 below 2^-126); 0 for matching infinities/NaNs, huge for a wrong class. Any f within
+ * less than 1 is one of the two floats around ref (faithful rounding). */
+static double ulp_err(float f, double ref) {
+  if (isnan(ref)) return isnan(f) ? 0 : 1e9;
+  if (isnan(f)) return 1e9;
+  if (isinf(ref)) return f == ref ? 0 : 1e9;
+  if (isinf(f)) return (f > 0) == (ref > 0) && fabs(ref) > 0x1.fffffep127 ? 0 : 1e9;
+  if (ref == 0) return f == 0 ? 0 : 1e9;
+  int e;
+  frexp(ref, &e);
+  double u = ldexp(1.0, e - 1 - 23);
+  if (u < 0x1p-149) u = 0x1p-149;
+  return fabs((double)f - ref) / u;
+}
+
+typedef struct stats {
+  double maxerr;
+  uint32_t worst;
+  long n, exact;
+} stats;
+
+static void check_chunk(frit_kernel_fn fn, frit_op op, const float *in, float *out, long n, stats *s) {
+  fn((void *[]){out, (void *)in}, NULL, 0, n);
+  for (long i = 0; i < n; i++) {
+    double ref = ref_of(op, in[i]);
+    double e = ulp_err(out[i], ref);
+    float rf = (float)ref;
+    s->n++;
+    if ((isnan(rf) && isnan(out[i])) || memcmp(&rf, &out[i], 4) == 0) s->exact++;
+    if (e > s->maxerr) s->maxerr = e, memcpy(&s->worst, &in[i], 4);
+  }
+}
+
+static float fbits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static void test_accuracy(frit_cg_program *p) {
+  long stride = getenv("FRIT_MATHLIB_STRIDE") ? atol(getenv("FRIT_MATHLIB_STRIDE")) : 251;
+  if (stride < 1) stride = 1;
+  float *in = calloc(N_CHUNK, 4), *out = calloc(N_CHUNK, 4);
+  /* dense windows: around 1 and the over/underflow thresholds, all subnormal outputs of exp */
+  static const float centers[] = {1.0f, 88.72f, -87.33f, -103.97f, 128.0f, -126.0f, -149.0f, 0x1p-126f, 0.0f};
+  for (int f = 0; f < 4; f++) {
+    stats s = {0, 0, 0, 0};
+    long n = 0;
+    for (uint64_t b = 0; b < (1ull << 32); b += (uint64_t)stride) {
+      in[n++] = fbits((uint32_t)b);
+      if (n == N_CHUNK) check_chunk(p->kernels[f].fn, fns[f], in, out, n, &s), n = 0;
+    }
+    for (size_t c = 0; c < sizeof centers / sizeof centers[0]; c++)
+      for (int sg = 0; sg < 2; sg++) {
+        uint32_t u;
+        float cf = sg ? -centers[c] : centers[c];
+        memcpy(&u, &cf, 4);
+        for (int64_t d = -(1 << 16); d < (1 << 16); d++) {
+          in[n++] = fbits((uint32_t)((int64_t)u + d));
+          if (n == N_CHUNK) check_chunk(p->kernels[f].fn, fns[f], in, out, n, &s), n = 0;
+        }
+      }
+    if (n) check_chunk(p->kernels[f].fn, fns[f], in, out, n, &s);
+    printf("%s f32: %ld inputs, max error %.4f ulp (at 0x%08x), %.5f%% correctly rounded\n", frit_op_name(fns[f]),
+           s.n, s.maxerr, s.worst, 100.0 * (double)s.exact / (double)s.n);
+    CHECK(s.maxerr < 1.0);
+  }
+  free(in);
+  free(out);
+}
+
+/* exact special values (C99 Annex F) and exact results */
+static void test_specials(frit_cg_program *p) {
+  float in[N_CHUNK > 4096 ? 4096 : N_CHUNK], out[4096];
+  const float inf = INFINITY;
+  /* exp */
+  float ex[] = {NAN, -NAN, inf, -inf, 0.0f, -0.0f, 88.72283172607422f, 88.72283935546875f, -103.972084045410f,
+                -103.97208404541016f - 0.1f, -87.33654022216797f, 1e-30f, -1e-30f, 0x1p-149f};
+  memset(in, 0, sizeof in);
+  memcpy(in, ex, sizeof ex);
+  p->kernels[0].fn((void *[]){out, in}, NULL, 0, 4096);
+  CHECK(isnan(out[0]) && isnan(out[1]));
+  CHECK(out[2] == inf && out[3] == 0 && !signbit(out[3]) && out[4] == 1 && out[5] == 1);
+  CHECK(out[6] == (float)exp(ex[6]) && out[6] < inf);
+  CHECK(out[7] == inf);
+  CHECK(out[9] == 0 && !signbit(out[9]));
+  CHECK(out[11] == 1 && out[12] == 1 && out[13] == 1);
+  /* exp2 of integers is exact, down to the smallest subnormal; 2^128 overflows */
+  for (int k = -160; k <= 140; k++) in[k + 160] = (float)k;
+  p->kernels[1].fn((void *[]){out, in}, NULL, 0, 4096);
+  int bad = 0;
+  for (int k = -160; k <= 140; k++) bad += out[k + 160] != (k < -149 ? 0.0f : k > 127 ? inf : ldexpf(1.0f, k));
+  CHECK_EQ_INT(bad, 0);
+  /* log2 of powers of two is exact (subnormals included), log(1) = +0 */
+  for (int k = -149; k <= 127; k++) in[k + 149] = ldexpf(1.0f, k);
+  p->kernels[3].fn((void *[]){out, in}, NULL, 0, 4096);
+  bad = 0;
+  for (int k = -149; k <= 127; k++) bad += out[k + 149] != (float)k || (k == 0 && signbit(out[k + 149]));
+  CHECK_EQ_INT(bad, 0);
+  float lx[] = {NAN, inf, -inf, 0.0f, -0.0f, -1.0f, -0x1p-149f, 1.0f, 0x1p-149f, 0x1.fffffep127f};
+  memcpy(in, lx, sizeof lx);
+  p->kernels[2].fn((void *[]){out, in}, NULL, 0, 4096);
+  CHECK(isnan(out[0]) && out[1] == inf && isnan(out[2]) && out[3] == -inf && out[4] == -inf);
+  CHECK(isnan(out[5]) && isnan(out[6]) && out[7] == 0 && !signbit(out[7]));
+  CHECK(out[8] == (float)log(0x1p-149) && out[9] == (float)log(0x1.fffffep127));
+}
+
+static int count_in(const char *s, const char *w) {
+  int n = 0;
+  for (const char *q = s; (q = strstr(q, w)); q += strlen(w)) n++;
+  return n;
+}
+
+/* distinct source lines gcc reports as vectorised loops (some appear twice: main loop, epilogue) */
+static int vectorized_loops(const char *source) {
+  char path[400], cmd[1200];
+  snprintf(path, sizeof path, "%s/vec_check.c", cache_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs(source, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s %s -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", cfg.cc, FRIT_CG_DEFAULT_CFLAGS,
+           path);
+  FILE *pp = popen(cmd, "r");
+  char out[8192];
+  size_t n = pp ? fread(out, 1, sizeof out - 1, pp) : 0;
+  out[n] = 0;
+  if (pp) pclose(pp);
+  unlink(path);
+  int loops = 0, last = -1;
+  for (const char *q = out; (q = strstr(q, "vec_check.c:")); q++) {
+    int line = atoi(q + strlen("vec_check.c:"));
+    const char *eol = strchr(q, '\n');
+    const char *v = strstr(q, "loop vectorized");
+    if (v && (!eol || v < eol) && line != last) loops++, last = line;
+  }
+  if (loops == 0) fprintf(stderr, "vectorizer report:\n%s\n", out);
+  return loops;
+}
+
+/* the kernels call the prelude's functions and gcc vectorises all four loops */
+static void test_vectorized(frit_cg_program *p) {
+  CHECK(count_in(p->source, "frit_expf(") >= 1 && count_in(p->source, "frit_log2f(") >= 1);
+  CHECK_EQ_INT(count_in(p->source, "= expf("), 0);
+  CHECK(vectorized_loops(p->source) >= 4);
+}
+
+/* IEEE 754-2019 maximum/minimum (docs/semantics.md), the oracle for float max/min reductions */
+static double ieee_max(double a, double b, bool mx) {
+  if (isnan(a) || isnan(b)) return NAN;
+  if (a == b) return signbit(a) == mx ? b : a;
+  return (a > b) == mx ? a : b;
+}
+
+/* Float max/min reductions, rendered as compare-select plus NaN/zero-sign flags: rows of
+ * +-0, NaN, +-inf, +-1 and subnormals, against the oracle bit for bit (NaN as NaN); vectorised. */
+static void test_maxmin_reductions(void) {
+  enum { R = 3000, M = 37 };
+  static const double pool[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.0, -1.0, 0x1p-149, -0x1p-149, 2.5, -2.5};
+  frit_scalar_kind kinds[2] = {FRIT_F32, FRIT_F64};
+  frit_op ops[2] = {FRIT_OP_MAX, FRIT_OP_MIN};
+  frit_uop *asts[4];
+  for (int t = 0; t < 4; t++) {
+    frit_scalar_kind k = kinds[t / 2];
+    frit_uop *ri = frit_range(ctx, frit_const_int(ctx, FRIT_I64, R), 0, FRIT_AXIS_GLOBAL);
+    frit_uop *rj = frit_range(ctx, frit_const_int(ctx, FRIT_I64, M), 1, FRIT_AXIS_REDUCE);
+    frit_uop *po = node(FRIT_OP_DEFINE_GLOBAL, PTR(k), NULL, 0, 0), *pi = node(FRIT_OP_DEFINE_GLOBAL, PTR(k), NULL, 0, 1);
+    frit_uop *ix = frit_binary(ctx, FRIT_OP_ADD, frit_binary(ctx, FRIT_OP_MUL, ri, frit_const_int(ctx, FRIT_I64, M)), rj);
+    frit_uop *ii = node(FRIT_OP_INDEX, PTR(k), (frit_uop *[]){pi, ix}, 2, 0);
+    frit_uop *x = node(FRIT_OP_LOAD, k, &ii, 1, 0);
+    frit_uop *red = node(FRIT_OP_REDUCE, k, (frit_uop *[]){x, rj}, 2, ops[t % 2]);
+    frit_uop *io = node(FRIT_OP_INDEX, PTR(k), (frit_uop *[]){po, ri}, 2, 0);
+    frit_uop *st = node(FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){io, red}, 2, 0);
+    frit_uop *e = node(FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st, ri}, 2, 0);
+    asts[t] = frit_sink(ctx, &e, 1);
+  }
+  frit_cg_program *p = frit_codegen_generate(ctx, asts, NULL, 4, NULL, 0);
+  CHECK(p != NULL);
+  if (!p || frit_codegen_compile(ctx, p, &cfg) != FRIT_OK) {
+    fprintf(stderr, "codegen failed: %s\n", frit_error(ctx));
+    CHECK(0);
+    return;
+  }
+  CHECK_EQ_INT(count_in(p->source, "reduction(max:"), 2);
+  CHECK_EQ_INT(count_in(p->source, "reduction(min:"), 2);
+  CHECK(vectorized_loops(p->source) >= 4);
+  double *vals = malloc(sizeof(double) * R * M);
+  float *vf = malloc(sizeof(float) * R * M);
+  uint64_t seed = 12345;
+  for (int i = 0; i < R * M; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    int row = i / M;
+    /* row kinds: all from the pool; no NaN; only zeros and negatives; no zeros */
+    int pick = (int)((seed >> 33) % (sizeof pool / sizeof pool[0]));
+    double v = pool[pick];
+    if (row % 4 >= 1 && isnan(v)) v = -0.0;
+    if (row % 4 == 2 && v > 0) v = (seed >> 20) & 1 ? 0.0 : -0.0;
+    if (row % 4 == 3 && v == 0) v = -3.0;
+    if (row % 7 == 6) v = -0.0; /* all -0 rows */
+    vals[i] = v, vf[i] = (float)v;
+  }
+  int bad = 0;
+  for (int t = 0; t < 4; t++) {
+    bool f64 = t >= 2, mx = t % 2 == 0;
+    void *out = calloc(R, 8);
+    p->kernels[t].fn((void *[]){out, f64 ? (void *)vals : (void *)vf}, NULL, 0, R);
+    for (int r = 0; r < R; r++) {
+      double want = mx ? -INFINITY : INFINITY;
+      for (int j = 0; j < M; j++) want = ieee_max(want, f64 ? vals[r * M + j] : vf[r * M + j], mx);
+      double got = f64 ? ((double *)out)[r] : ((float *)out)[r];
+      bool ok = isnan(want) ? isnan(got) : (got == want && signbit(got) == signbit(want));
+      if (!ok && bad++ < 4) fprintf(stderr, "%s %s row %d: got %a want %a\n", mx ? "max" : "min", f64 ? "f64" : "f32", r, got, want);
+    }
+    free(out);
+  }
+  CHECK_EQ_INT(bad, 0);
+  free(vals);
+  free(vf);
+}
+
+/* pow with constant exponents is lowered by the frontend (x*x, sqrt ...): results equal C's pow
+ * on every special value and are within 2 ulp elsewhere; the lowered programs call no pow. */
+static void test_pow_const(void) {
+  static const double ex[] = {0, 1, 2, -1, 0.5, -0.5, 1.5, 3};
+  static const double xs[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 4.0, -4.0, 0.25, 1e-30, 1e30,
+                              0x1p-149, 3e38, 1.7, 123.456, 7e-3, -2.5, 1e20, 0.9999};
+  enum { NX = sizeof xs / sizeof xs[0], NR = 4096 };
+  frit_compile_opts opts;
+  memset(&opts, 0, sizeof opts);
+  opts.cache_dir = cache_dir;
+  opts.threads = 1;
+  for (int f64 = 0; f64 < 2; f64++) {
+    frit_dtype dt = f64 ? FRIT_F64 : FRIT_F32;
+    int bad = 0;
+    for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
+      int64_t n = NX + NR;
+      frit_tensor *x = frit_input(ctx, "x", dt, 1, &n);
+      frit_tensor *y = frit_binary_t(ctx, FRIT_BF_POW, x, frit_scalar_f(ctx, dt, ex[e]));
+      frit_program *pr = y ? frit_compile(ctx, &y, 1, &opts) : NULL;
+      CHECK(pr != NULL);
+      if (!pr) {
+        fprintf(stderr, "pow %g: %s\n", ex[e], frit_error(ctx));
+        continue;
+      }
+      bool lowered = ex[e] != 3;
+      const char *src = strstr(frit_program_source(pr), "void frit_k0"); /* after the prelude */
+      CHECK(src && (!lowered || (!strstr(src, "powf(") && !strstr(src, "pow("))));
+      CHECK(src && (lowered || strstr(src, "pow(")));
+      double *xd = malloc(sizeof(double) * (size_t)n), *yd = malloc(sizeof(double) * (size_t)n);
+      float *xf = malloc(sizeof(float) * (size_t)n), *yf = malloc(sizeof(float) * (size_t)n);
+      uint64_t seed = 99;
+      for (int64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double v = i < NX ? xs[i] : ldexp((double)(seed >> 11) / 0x1p53, (int)((seed >> 3) % 200) - 100);
+        if (i >= NX && (seed & 1)) v = -v;
+        xd[i] = v, xf[i] = (float)v;
+      }
+      frit_status st = frit_program_run(pr, (void *[]){f64 ? (void *)xd : (void *)xf}, (void *[]){f64 ? (void *)yd : (void *)yf},
+                                        NULL, 0);
+      CHECK_EQ_INT(st, FRIT_OK);
+      for (int64_t i = 0; i < n && st == FRIT_OK; i++) {
+        double xi = f64 ? xd[i] : xf[i], got = f64 ? yd[i] : yf[i];
+        double want = f64 ? pow(xi, ex[e]) : (double)powf((float)xi, (float)ex[e]);
+        bool ok;
+        if (isnan(want) || isinf(want) || want == 0 || xi == 0 || isinf(xi) || isnan(xi))
+          ok = isnan(want) ? isnan(got) : (got == want && signbit(got) == signbit(want));
+        else
+          ok = fabs(got - want) <= 2.5 * fabs(want) * (f64 ? 0x1p-53 : 0x1p-24) + (f64 ? 0 : 0x1p-149);
+        if (!ok && bad++ < 6)
+          fprintf(stderr, "pow(%a, %g) %s: got %a want %a\n", xi, ex[e], f64 ? "f64" : "f32", got, want);
+      }
+      free(xd), free(yd), free(xf), free(yf);
+      frit_program_free(pr);
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+}
+
+int main(void) {
+  ctx = frit_ctx_new();
+  snprintf(cache_dir, sizeof cache_dir, "/tmp/frit-test-mathlib-%ld", (long)getpid());
+  mkdir(cache_dir, 0755);
+  frit_compile_opts opts;
+  memset(&opts, 0, sizeof opts);
+  opts.cache_dir = cache_dir;
+  CHECK_EQ_INT(frit_codegen_config(ctx, &opts, &cfg), FRIT_OK);
+  frit_uop *asts[4];
+  for (int f = 0; f < 4; f++) asts[f] = unary_kernel(fns[f]);
+  frit_cg_program *p = frit_codegen_generate(ctx, asts, NULL, 4, NULL, 0);
+  CHECK(p != NULL);
+  if (p && frit_codegen_compile(ctx, p, &cfg) == FRIT_OK) {
+    test_specials(p);
+    test_accuracy(p);
+    test_vectorized(p);
+  } else {
+    fprintf(stderr, "codegen failed: %s\n", frit_error(ctx));
+    CHECK(0);
+  }
+  test_maxmin_reductions();
+  test_pow_const();
+  frit_codegen_cache_clear(ctx, cache_dir);
+  rmdir(cache_dir);
+  frit_ctx_free(ctx);
+  CHECK_DONE();
+}
