@@ -292,7 +292,7 @@ static void test_pow_const(void) {
       bool lowered = ex[e] != 3;
       const char *src = strstr(frit_program_source(pr), "void frit_k0"); /* after the prelude */
       CHECK(src && (!lowered || (!strstr(src, "powf(") && !strstr(src, "pow("))));
-      CHECK(src && (lowered || strstr(src, "pow(")));
+      CHECK(src && (lowered || strstr(src, "pow")));
       double *xd = malloc(sizeof(double) * (size_t)n), *yd = malloc(sizeof(double) * (size_t)n);
       float *xf = malloc(sizeof(float) * (size_t)n), *yf = malloc(sizeof(float) * (size_t)n);
       uint64_t seed = 99;

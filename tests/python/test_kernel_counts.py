@@ -127,4 +127,4 @@ def test_no_fusion_gives_more_kernels(ctx, rng):
     p1 = _compile([y])
     p2 = _compile([y], no_fusion=True, interpret=True)
     assert p1.num_kernels == 1 and p2.num_kernels >= 3, (p1.kernel_names(), p2.kernel_names())
-    assert_exact(p1.run({"x": x})[0], p2.run({"x": x})[0])
+    assert_close(p1.run({"x": x})[0], p2.run({"x": x})[0], 4e-6, 4e-6)  # exp: a few ulps

@@ -136,14 +136,19 @@ def test_unary(path, name, dt):
     check(got, want, want_dt, approx=UNARY[name][-1], what="%s(%s)" % (name, dtname(dt)))
 
 
-@pytest.mark.parametrize("dt", ALL, ids=dtname)
-@pytest.mark.parametrize("name", list(UNARY))
+def _unary_rejected():
+    out = []
+    for name in UNARY:
+        for dt in ALL:
+            if dt in UNARY_QUIRKS.get(name, ((),))[0]:
+                continue
+            if np_unary(name, _unary_inputs(dt)[_unary_input_name(name, dt)][1], dt) is None:
+                out.append(pytest.param(name, dt, id="%s-%s" % (name, dtname(dt))))
+    return out
+
+
+@pytest.mark.parametrize("name,dt", _unary_rejected())
 def test_unary_rejects_what_numpy_rejects(ctx, name, dt):
-    x = _unary_inputs(dt)[_unary_input_name(name, dt)][1]
-    if dt in UNARY_QUIRKS.get(name, ((),))[0]:
-        pytest.skip(UNARY_QUIRKS[name][1])
-    if np_unary(name, x, dt) is not None:
-        pytest.skip("numpy accepts")
     t = ctx.input("x", dt, SHAPE)
     with pytest.raises(L.FritError):
         ctx.unary(name, t)
@@ -274,12 +279,18 @@ def test_binary(path, name, dt):
     check(got, want, want_dt, approx=approx, ulps=8, what="%s(%s)" % (name, dtname(dt)))
 
 
-@pytest.mark.parametrize("dt", ALL, ids=dtname)
-@pytest.mark.parametrize("name", list(BINARY))
+def _binary_rejected():
+    out = []
+    for name in BINARY:
+        for dt in ALL:
+            z = np.zeros(2, L.value_dtype(dt))
+            if np_binary(name, z, dt, z + 1, dt) is None:
+                out.append(pytest.param(name, dt, id="%s-%s" % (name, dtname(dt))))
+    return out
+
+
+@pytest.mark.parametrize("name,dt", _binary_rejected())
 def test_binary_rejects_what_numpy_rejects(ctx, name, dt):
-    if np_binary(name, np.zeros(2, L.value_dtype(dt)), dt, np.ones(2, L.value_dtype(dt)),
-                 dt) is not None:
-        pytest.skip("numpy accepts")
     a = ctx.input("a", dt, (2,))
     b = ctx.input("b", dt, (2,))
     with pytest.raises(L.FritError):

@@ -55,7 +55,8 @@ def cast_values(v, dt):
     float32 holding the bf16 value)."""
     if dt == L.BF16:
         return to_bf16_exact(v)
-    return np.asarray(v).astype(NP_OF[dt])
+    with np.errstate(over="ignore"):
+        return np.asarray(v).astype(NP_OF[dt])
 
 
 def int_to_float_rne(n, mant_bits, max_exp):
