@@ -24,7 +24,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test pytest asan fuzz-long bench clean demo examples
+.PHONY: all check test pytest fuzz-programs asan fuzz-long bench clean demo examples
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -69,6 +69,7 @@ asan:
 # Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan.
 check:
 	$(MAKE) WERROR=1 test
+	$(MAKE) WERROR=1 pytest
 	$(MAKE) WERROR=1 asan
 
 fuzz-long: all $(BUILD)/tests/test_fuzz_simplify
@@ -79,7 +80,14 @@ VENV ?= $(BUILD)/venv
 pytest: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
-	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q tests/python
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) tests/python
+
+# The long differential fuzz of whole tensor programs (compiled vs the unfused reference).
+fuzz-programs: all
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) FRIT_FUZZ_PROGRAMS=$${FRIT_FUZZ_PROGRAMS:-3000} \
+	  FRIT_FUZZ_SEED=$${FRIT_FUZZ_SEED:-100000} $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/python/test_fuzz_programs.py
 
 bench: all $(BENCH_BINS)
 
