@@ -1,6 +1,6 @@
 # Build of libfrit (static and shared), the frit CLI, tests and benchmarks.
 # make            library + CLI            make test       unit tests + fast fuzz + CLI tests
-# make asan       tests under ASan+UBSan   make check      what CI runs (test, then asan, -Werror)
+# make asan       tests under ASan+UBSan   make check      what CI runs (test, pytest, asan; -Werror)
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 CC ?= cc
 BUILD ?= build
