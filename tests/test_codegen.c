@@ -621,6 +621,41 @@ static void test_pow15(void) {
   free(out);
 }
 
+/* A nest of small static loops (4 x 4 x 7 x 2 per g0 row) of f16 work: unrolling every loop of
+ * it copied the body 224 times, each copy with its rounding helpers, and gcc took 20+ s. The
+ * unrolled loops' factors must stay within the cap (16) and the results must equal the
+ * interpreter's bit for bit. */
+static void test_unroll_cap(void) {
+  enum { G = 3, NA = 4, NB = 4, NC = 7, ND = 2, N = G * NA * NB * NC * ND };
+  frit_uop *r[5] = {frit_range(ctx, ci(G), 0, FRIT_AXIS_GLOBAL), frit_range(ctx, ci(NA), 1, FRIT_AXIS_LOOP),
+                    frit_range(ctx, ci(NB), 2, FRIT_AXIS_LOOP), frit_range(ctx, ci(NC), 3, FRIT_AXIS_LOOP),
+                    frit_range(ctx, ci(ND), 4, FRIT_AXIS_LOOP)};
+  static const int64_t ext[5] = {G, NA, NB, NC, ND};
+  frit_uop *ix = r[0];
+  for (int i = 1; i < 5; i++) ix = bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ix, ci(ext[i])), r[i]);
+  frit_uop *x = load(idx(global(1, FRIT_F16), ix)), *y = load(idx(global(2, FRIT_F16), ix));
+  frit_uop *v = bin(FRIT_OP_MAX, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, x, x), y), bin(FRIT_OP_SUB, bin(FRIT_OP_MUL, y, y), x));
+  frit_uop *ast = sink1(node(FRIT_OP_END, FRIT_VOID, (frit_uop *[]){store(idx(global(0, FRIT_F16), ix), v), r[0], r[1], r[2], r[3], r[4]},
+                             6, A(0, 0)));
+  frit_cg_program *p = frit_codegen_generate(ctx, &ast, NULL, 1, NULL, 0);
+  CHECK(p != NULL);
+  if (!p) return;
+  int64_t product = 1;
+  int pragmas = 0;
+  for (const char *s = p->source; (s = strstr(s, "#pragma GCC unroll ")); s++, pragmas++)
+    product *= strtol(s + strlen("#pragma GCC unroll "), NULL, 10);
+  CHECK(pragmas >= 1);
+  CHECK(product <= 16);
+  frit_scalar vals[61];
+  for (int i = 0; i < 61; i++) vals[i].f = (i * 17 % 61 - 30) * 0.173;
+  tcase t;
+  memset(&t, 0, sizeof t);
+  t.ast = ast, t.nb = 3;
+  t.b[0] = mkbuf(FRIT_F16, N, NULL, 0), t.b[1] = mkbuf(FRIT_F16, N, vals, 61), t.b[2] = mkbuf(FRIT_F16, N, vals + 7, 50);
+  snprintf(t.what, sizeof t.what, "f16 4x4x7x2 nest");
+  run_cases(&t, 1, NULL, 0, NULL, 0, 2);
+}
+
 /* ---------- caches and errors ---------- */
 
 static frit_uop *small_kernel(double c) {
@@ -702,6 +737,7 @@ int main(void) {
   test_vectorized();
   test_opt_passes();
   test_pow15();
+  test_unroll_cap();
   test_structures();
   test_reductions();
   test_casts();

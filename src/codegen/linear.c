@@ -3,56 +3,12 @@
  * accumulator with its own loops, END and IF become blocks, effects follow their graph edges.
  * Placement follows the reference interpreter's scopes (src/interp/interp_sets.c) so that memory
  * reads and effects run exactly as often, and in the same order, as there. */
-#include "codegen/cg_internal.h"
+#include "codegen/linear.h"
 #include "ir/walk.h"
 
 #include <inttypes.h>
 
-typedef struct blk {
-  int parent;       /* block index, -1 for the function body */
-  int rix;          /* range index of a loop block, -1 otherwise */
-  bool is_if, alive;
-  bool has_child_loop, unsafe, has_store;
-  bool strided; /* a memory access not stride 1 in this loop's range */
-  bool simd_done;  /* this loop got a simd pragma */
-  bool child_bad;  /* a child loop stores, is unsafe or got its own simd pragma */
-  uint64_t loaded_params, stored_params; /* bit p: DEFINE_GLOBAL p read / written directly here */
-  int nstores_ok;                        /* stores whose index is injective in this block's range */
-  cg_str text;
-  cg_str header; /* "for (...)" or "if (...)"; the pragma is chosen on close */
-  cg_str red;    /* reduction clauses for #pragma omp simd */
-  bool red_bad;  /* an accumulator here that no omp clause expresses */
-} blk;
-
-typedef struct nstate {
-  char *name; /* C expression of the value */
-  int blk;    /* where it was placed; -2: valid everywhere (constants, parameters) */
-  bool done;  /* effects: emitted */
-} nstate;
-
-typedef struct cg {
-  frit_ctx *ctx;
-  frit_uop **nodes;
-  size_t n;
-  uint32_t *pos;
-  uint64_t *free_, *scope;
-  bool *dyn;
-  int *rix;                /* local index -> range index or -1 */
-  frit_uop *ranges[64];
-  int nr;
-  nstate *st;
-  blk *blocks;
-  int nblocks, capblocks;
-  frit_uop *g0;
-  frit_uop *const *vars;
-  int nvars;
-  int tmp;
-  bool failed;
-} cg;
-
-static uint32_t L(const cg *g, const frit_uop *u) { return g->pos[u->id]; }
-
-static bool fail(cg *g, const frit_uop *u, const char *msg) {
+bool cgl_fail(cg *g, const frit_uop *u, const char *msg) {
   if (!g->failed) {
     char dt[32];
     frit_set_error(g->ctx, FRIT_ERR_INVALID, "codegen: node %" PRIu32 " %s : %s: %s", u->id,
@@ -82,7 +38,7 @@ static bool analyse(cg *g) {
     frit_uop *u = g->nodes[k];
     g->rix[k] = -1;
     if (u->op == FRIT_OP_RANGE) {
-      if (g->nr == 64) return fail(g, u, "more than 64 ranges in one kernel");
+      if (g->nr == 64) return cgl_fail(g, u, "more than 64 ranges in one kernel");
       g->rix[k] = g->nr;
       g->ranges[g->nr++] = u;
     }
@@ -93,7 +49,7 @@ static bool analyse(cg *g) {
     if (op == FRIT_OP_END || op == FRIT_OP_REDUCE)
       for (uint32_t i = 1; i < u->nsrc; i++) {
         int r = g->rix[L(g, u->src[i])];
-        if (r < 0) return fail(g, u, "sources after the first must be RANGEs");
+        if (r < 0) return cgl_fail(g, u, "sources after the first must be RANGEs");
         closed |= UINT64_C(1) << r;
       }
     for (uint32_t i = 0; i < u->nsrc; i++) {
@@ -147,6 +103,7 @@ static int new_block(cg *g, int parent, int rix, bool is_if) {
   blk *b = &g->blocks[g->nblocks];
   memset(b, 0, sizeof *b);
   b->parent = parent, b->rix = rix, b->is_if = is_if, b->alive = true;
+  b->copies = 1;
   return g->nblocks++;
 }
 
@@ -156,12 +113,7 @@ static int depth_of(const cg *g, int b) {
   return d;
 }
 
-static void line(cg *g, int b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void line(cg *g, int b, const char *fmt, ...) {
+void cgl_line(cg *g, int b, const char *fmt, ...) {
   char tmp[512];
   va_list ap;
   va_start(ap, fmt);
@@ -186,7 +138,7 @@ static void line(cg *g, int b, const char *fmt, ...) {
   cg_puts(&g->blocks[b].text, "\n");
 }
 
-static bool on_chain(const cg *g, int cur, int b) {
+bool cgl_on_chain(const cg *g, int cur, int b) {
   if (b == -2) return true;
   for (int x = cur; x >= 0; x = g->blocks[x].parent)
     if (x == b) return true;
@@ -195,9 +147,8 @@ static bool on_chain(const cg *g, int cur, int b) {
 
 /* The block a node goes to: the innermost open loop among the ranges of its scope; memory reads
  * and effects never leave an IF block (the branch may guard their addresses). */
-static int place_mode(cg *g, frit_uop *u, int cur, bool quiet);
-static int place(cg *g, frit_uop *u, int cur) { return place_mode(g, u, cur, false); }
-static int place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
+static int place(cg *g, frit_uop *u, int cur) { return cgl_place_mode(g, u, cur, false); }
+int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
   uint32_t k = L(g, u);
   uint64_t mask = g->dyn[k] ? g->scope[k] : g->free_[k];
   uint64_t seen = 0;
@@ -209,14 +160,20 @@ static int place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
   }
   if (mask & ~seen) {
     if (quiet) return -3;
-    fail(g, u, "uses a RANGE outside that range's loop");
+    cgl_fail(g, u, "uses a RANGE outside that range's loop");
     return -3;
   }
   return at < 0 ? 0 : at;
 }
 
+/* Unrolled loops nest multiplicatively: gcc copies the whole nest below a `#pragma GCC unroll`
+ * loop, and f16/bf16 bodies carry a rounding helper per operation, so unrolling every small loop
+ * of a 4x4x7 nest took gcc 20+ s. Loops are unrolled innermost first while the copies of the
+ * innermost bodies stay within this many. */
+#define MAX_UNROLL_COPIES 16
+
 /* Closes block b into its parent, choosing the loop's pragma. */
-static void close_block(cg *g, int b) {
+void cgl_close_block(cg *g, int b) {
   blk *B = &g->blocks[b];
   int p = B->parent;
   blk *P = &g->blocks[p];
@@ -233,17 +190,21 @@ static void close_block(cg *g, int b) {
     frit_uop *end = r->src[0];
     bool small = end->op == FRIT_OP_CONST && end->arg.value.i <= 8;
     B->simd_done = simd;
-    if (simd && B->has_child_loop) line(g, p, "#pragma omp simd");
-    else if (simd) line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
-    else if (B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL))
-      line(g, p, "#pragma GCC unroll %d", (int)end->arg.value.i);
+    if (simd && B->has_child_loop) cgl_line(g, p, "#pragma omp simd");
+    else if (simd) cgl_line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
+    else if (B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL) &&
+             end->arg.value.i > 1 && end->arg.value.i * B->copies <= MAX_UNROLL_COPIES) {
+      cgl_line(g, p, "#pragma GCC unroll %d", (int)end->arg.value.i);
+      B->copies *= end->arg.value.i;
+    }
   }
-  line(g, p, "%s {", B->header.s ? B->header.s : "");
+  cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
   if (B->text.s) cg_puts(&P->text, B->text.s);
-  line(g, p, "}");
+  cgl_line(g, p, "}");
   if (B->text.oom || B->header.oom) P->text.oom = true;
   /* child properties that stop the parent loop from being vectorised */
   if (B->is_if) P->unsafe = true;
+  if (B->copies > P->copies) P->copies = B->copies;
   if (B->rix >= 0) {
     P->loaded_params |= B->loaded_params;
     P->stored_params |= B->stored_params;
@@ -257,9 +218,7 @@ static void close_block(cg *g, int b) {
 
 /* ---------- emission ---------- */
 
-static const char *emit(cg *g, frit_uop *u, int cur);
-
-static char *xstrdup(cg *g, const char *s) {
+char *cgl_strdup(cg *g, const char *s) {
   char *d = malloc(strlen(s) + 1);
   if (!d) {
     frit_set_error(g->ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
@@ -270,30 +229,30 @@ static char *xstrdup(cg *g, const char *s) {
   return d;
 }
 
-static const char *set_name(cg *g, frit_uop *u, int b, const char *name) {
+const char *cgl_set_name(cg *g, frit_uop *u, int b, const char *name) {
   nstate *s = &g->st[L(g, u)];
   free(s->name);
-  s->name = xstrdup(g, name);
+  s->name = cgl_strdup(g, name);
   s->blk = b;
   return s->name;
 }
 
 /* Declares "T v<id> = expr;" in block b and names the node after it. */
 static const char *bind_value(cg *g, frit_uop *u, int b, cg_str *expr) {
-  if (expr->oom) return fail(g, u, "out of memory"), NULL;
+  if (expr->oom) return cgl_fail(g, u, "out of memory"), NULL;
   char name[32];
   snprintf(name, sizeof name, "v%" PRIu32, L(g, u));
-  line(g, b, "%s %s = %s;", cg_ctype(frit_dtype_kind(u->dtype)), name, expr->s ? expr->s : "0");
+  cgl_line(g, b, "%s %s = %s;", cg_ctype(frit_dtype_kind(u->dtype)), name, expr->s ? expr->s : "0");
   cg_free(expr);
-  return set_name(g, u, b, name);
+  return cgl_set_name(g, u, b, name);
 }
 
 /* Opens the loop of range r as a child of block parent; returns the new block. */
-static int open_loop(cg *g, frit_uop *r, int parent) {
+int cgl_open_loop(cg *g, frit_uop *r, int parent) {
   int ri = g->rix[L(g, r)];
   for (int b = parent; b >= 0; b = g->blocks[b].parent)
-    if (g->blocks[b].rix == ri) return fail(g, r, "RANGE opened inside its own loop"), -1;
-  const char *end = emit(g, r->src[0], parent);
+    if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
+  const char *end = cgl_emit(g, r->src[0], parent);
   if (!end) return -1;
   int b = new_block(g, parent, ri, false);
   if (b < 0) return -1;
@@ -320,14 +279,14 @@ static bool resolve_ptr(cg *g, frit_uop *p, int cur, ptrx *x) {
   }
   if (p->op == FRIT_OP_AFTER) {
     for (uint32_t i = 1; i < p->nsrc; i++)
-      if (!emit(g, p->src[i], cur)) return false;
+      if (!cgl_emit(g, p->src[i], cur)) return false;
     return resolve_ptr(g, p->src[0], cur, x);
   }
   if (p->op != FRIT_OP_INDEX)
-    return fail(g, p, "unsupported pointer source (expected DEFINE_GLOBAL/REG/LOCAL, INDEX or AFTER)");
+    return cgl_fail(g, p, "unsupported pointer source (expected DEFINE_GLOBAL/REG/LOCAL, INDEX or AFTER)");
   if (!resolve_ptr(g, p->src[0], cur, x)) return false;
-  if (frit_dtype_lanes(p->src[1]->dtype) != 1) return fail(g, p, "vector indices are not supported");
-  const char *ix = emit(g, p->src[1], cur);
+  if (frit_dtype_lanes(p->src[1]->dtype) != 1) return cgl_fail(g, p, "vector indices are not supported");
+  const char *ix = cgl_emit(g, p->src[1], cur);
   if (!ix) return false;
   if (x->off.n) {
     cg_str t = {0};
@@ -338,7 +297,7 @@ static bool resolve_ptr(cg *g, frit_uop *p, int cur, ptrx *x) {
     cg_printf(&x->off, "%s", ix);
   }
   if (p->nsrc > 2) {
-    const char *gt = emit(g, p->src[2], cur);
+    const char *gt = cgl_emit(g, p->src[2], cur);
     if (!gt) return false;
     if (x->gate.n) cg_printf(&x->gate, " & %s", gt);
     else cg_printf(&x->gate, "%s", gt);
@@ -411,7 +370,7 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
   nstate *s = &g->st[L(g, u)];
   blk *B;
   for (uint32_t i = 1; i < u->nsrc; i++)
-    if (is_dep(u, i) && !emit(g, u->src[i], b)) return false;
+    if (is_dep(u, i) && !cgl_emit(g, u->src[i], b)) return false;
   ptrx x = {0};
   if (!resolve_ptr(g, u->src[0], b, &x)) return ptr_free(&x), false;
   char bn[32];
@@ -419,8 +378,8 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
   const char *off = x.off.s ? x.off.s : "0";
   frit_scalar_kind k = frit_dtype_kind(u->op == FRIT_OP_LOAD ? u->dtype : u->src[1]->dtype);
   if (frit_dtype_lanes(u->op == FRIT_OP_LOAD ? u->dtype : u->src[1]->dtype) != 1)
-    return ptr_free(&x), fail(g, u, "vector loads/stores are not supported yet");
-  if (frit_dtype_kind(x.base->dtype) != k) return ptr_free(&x), fail(g, u, "element dtype differs from the buffer's");
+    return ptr_free(&x), cgl_fail(g, u, "vector loads/stores are not supported yet");
+  if (frit_dtype_kind(x.base->dtype) != k) return ptr_free(&x), cgl_fail(g, u, "element dtype differs from the buffer's");
   int p = x.base->op == FRIT_OP_DEFINE_GLOBAL ? (int)x.base->arg.i0 : -1;
   B = &g->blocks[b];
   /* register arrays are safe in a vector loop only when each lane owns its element */
@@ -437,7 +396,7 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
     if (p >= 0 && p < 64) B->loaded_params |= UINT64_C(1) << p;
     const char *alt = NULL;
     if (u->nsrc > 1 && !is_dep(u, 1)) {
-      alt = emit(g, u->src[1], b);
+      alt = cgl_emit(g, u->src[1], b);
       if (!alt) ok = false;
     }
     if (ok) {
@@ -451,7 +410,7 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
       ok = bind_value(g, u, b, &e) != NULL;
     }
   } else if (u->op == FRIT_OP_STORE) {
-    const char *v = emit(g, u->src[1], b);
+    const char *v = cgl_emit(g, u->src[1], b);
     B = &g->blocks[b];
     if (!v) ok = false;
     else {
@@ -462,29 +421,29 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
         else B->unsafe = true;
       }
       cg_render_store_conv(&e, k, v);
-      if (x.gate.n) line(g, b, "if (%s) %s = %s;", x.gate.s, mref.s, e.s);
-      else line(g, b, "%s = %s;", mref.s, e.s);
+      if (x.gate.n) cgl_line(g, b, "if (%s) %s = %s;", x.gate.s, mref.s, e.s);
+      else cgl_line(g, b, "%s = %s;", mref.s, e.s);
       cg_free(&e);
       s->done = true;
     }
   } else { /* ATOMIC / ATOMIC_CAS: read-modify-write; kernels run one chunk per thread, so a
               plain update is enough as long as chunks do not share addresses */
     B->unsafe = true;
-    const char *v = emit(g, u->src[1], b);
-    const char *v2 = u->op == FRIT_OP_ATOMIC_CAS ? emit(g, u->src[2], b) : "";
+    const char *v = cgl_emit(g, u->src[1], b);
+    const char *v2 = u->op == FRIT_OP_ATOMIC_CAS ? cgl_emit(g, u->src[2], b) : "";
     if (!v || !v2) ok = false;
     else {
       char oldn[32];
       snprintf(oldn, sizeof oldn, "v%" PRIu32, L(g, u));
       cg_str cur = {0}, nv = {0}, st = {0};
       cg_render_load_conv(&cur, k, mref.s);
-      line(g, b, "%s %s = 0;", cg_ctype(k), oldn);
+      cgl_line(g, b, "%s %s = 0;", cg_ctype(k), oldn);
       if (u->op == FRIT_OP_ATOMIC) {
         static const frit_op aop[FRIT_ATOMIC_COUNT_] = {
             [FRIT_ATOMIC_ADD] = FRIT_OP_ADD, [FRIT_ATOMIC_MIN] = FRIT_OP_MIN, [FRIT_ATOMIC_MAX] = FRIT_OP_MAX,
             [FRIT_ATOMIC_AND] = FRIT_OP_AND, [FRIT_ATOMIC_OR] = FRIT_OP_OR,   [FRIT_ATOMIC_XOR] = FRIT_OP_XOR,
             [FRIT_ATOMIC_XCHG] = FRIT_OP_CONST};
-        if (u->arg.i0 < 0 || u->arg.i0 >= FRIT_ATOMIC_COUNT_) ok = fail(g, u, "bad atomic op");
+        if (u->arg.i0 < 0 || u->arg.i0 >= FRIT_ATOMIC_COUNT_) ok = cgl_fail(g, u, "bad atomic op");
         else if (aop[u->arg.i0] == FRIT_OP_CONST) cg_puts(&nv, v);
         else {
           const char *ab[2] = {oldn, v};
@@ -502,8 +461,8 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
       }
       if (ok) {
         cg_render_store_conv(&st, k, nv.s ? nv.s : "0");
-        line(g, b, "if (%s) { %s = %s; %s = %s; }", x.gate.n ? x.gate.s : "1", oldn, cur.s, mref.s, st.s);
-        set_name(g, u, b, oldn);
+        cgl_line(g, b, "if (%s) { %s = %s; %s = %s; }", x.gate.n ? x.gate.s : "1", oldn, cur.s, mref.s, st.s);
+        cgl_set_name(g, u, b, oldn);
         s = &g->st[L(g, u)];
         s->done = true;
       }
@@ -517,214 +476,38 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
   return ok && !g->failed;
 }
 
-/* The reduction clause for an accumulator updated in the innermost loop, or NULL when no
- * OpenMP clause gives frit's semantics (float max/min propagate NaN; f16 rounds each step). */
-static const char *omp_red(frit_op op, frit_scalar_kind k) {
-  if (k == FRIT_F16 || k == FRIT_BF16) return NULL;
-  if (cg_kind_float(k)) return op == FRIT_OP_ADD ? "+" : op == FRIT_OP_MUL ? "*" : NULL;
-  if (k == FRIT_BOOL) {
-    if (op == FRIT_OP_ADD || op == FRIT_OP_MAX || op == FRIT_OP_OR) return "|";
-    if (op == FRIT_OP_MUL || op == FRIT_OP_MIN || op == FRIT_OP_AND) return "&";
-    if (op == FRIT_OP_XOR) return "^";
-    return NULL;
-  }
-  if (op == FRIT_OP_ADD) return "+";
-  if (op == FRIT_OP_MUL) return "*";
-  if (op == FRIT_OP_AND) return "&";
-  if (op == FRIT_OP_OR) return "|";
-  if (op == FRIT_OP_XOR) return "^";
-  if (op == FRIT_OP_MAX) return "max";
-  if (op == FRIT_OP_MIN) return "min";
-  return NULL;
-}
-
-/* f32/f64 MAX/MIN accumulators are updated by a compare-select with flags for NaN and the
- * zero's sign (see emit_loops), which OpenMP's max/min clause and gcc's vectorizer handle. */
-static bool fmaxmin_split(frit_op op, frit_scalar_kind k) {
-  return (k == FRIT_F32 || k == FRIT_F64) && (op == FRIT_OP_MAX || op == FRIT_OP_MIN);
-}
-
-/* Does the subgraph of local node `from` reach local node `to` (or, with to == UINT32_MAX, an
- * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. */
-static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
-  if (from == to) return true;
-  if (seen[from]) return false;
-  seen[from] = 1;
-  frit_uop *u = g->nodes[from];
-  if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) return true;
-  if (to != UINT32_MAX && from < to) return false;
-  for (uint32_t i = 0; i < u->nsrc; i++)
-    if (reaches(g, L(g, u->src[i]), to, seen)) return true;
-  return false;
-}
-
-#define MAX_FUSE 16
-
-/* REDUCEs over the same ranges as u that belong in the same block and are not emitted yet:
- * they share u's loops (one loop, several accumulators), so that work common to their bodies
- * is done once per iteration. Each accumulator still folds its own values in order. */
-static int fuse_siblings(cg *g, frit_uop *u, int b, frit_uop **grp) {
-  int ng = 1;
-  grp[0] = u;
-  if (u->nsrc < 2) return ng;
-  uint8_t *seen = calloc(g->n + 1, 1);
-  if (!seen) return ng;
-  uint32_t ku = L(g, u);
-  if (reaches(g, L(g, u->src[0]), UINT32_MAX, seen)) goto done;
-  for (size_t k = 0; k < g->n && ng < MAX_FUSE; k++) {
-    frit_uop *w = g->nodes[k];
-    if (w == u || w->op != FRIT_OP_REDUCE || w->nsrc != u->nsrc || frit_dtype_lanes(w->dtype) != 1) continue;
-    bool same = true;
-    for (uint32_t i = 1; i < u->nsrc && same; i++) same = w->src[i] == u->src[i];
-    if (!same) continue;
-    nstate *s = &g->st[k];
-    if (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && on_chain(g, b, s->blk)) continue;
-    if (place_mode(g, w, b, true) != b) continue;
-    memset(seen, 0, g->n + 1);
-    if (reaches(g, (uint32_t)k, ku, seen)) continue;
-    memset(seen, 0, g->n + 1);
-    if (reaches(g, ku, (uint32_t)k, seen)) continue;
-    memset(seen, 0, g->n + 1);
-    if (reaches(g, L(g, w->src[0]), UINT32_MAX, seen)) continue;
-    /* w must not depend on a member already taken either */
-    bool dep = false;
-    for (int m = 1; m < ng && !dep; m++) {
-      memset(seen, 0, g->n + 1);
-      dep = reaches(g, (uint32_t)k, L(g, grp[m]), seen);
-    }
-    if (!dep) grp[ng++] = w;
-  }
-done:
-  free(seen);
-  return ng;
-}
-
-static const char *emit_loops(cg *g, frit_uop *u, int b) {
-  bool red = u->op == FRIT_OP_REDUCE;
-  frit_uop *grp[MAX_FUSE];
-  int ng = red ? fuse_siblings(g, u, b, grp) : 1;
-  grp[0] = u;
-  char acc[MAX_FUSE][32];
-  bool wide[MAX_FUSE];
-  char *vals[MAX_FUSE];
-  memset(vals, 0, sizeof vals);
-  for (int m = 0; m < ng && red; m++) {
-    frit_uop *x = grp[m];
-    frit_scalar_kind k = frit_dtype_kind(x->dtype);
-    frit_op rop = (frit_op)x->arg.i0;
-    snprintf(acc[m], sizeof acc[m], "acc%" PRIu32, L(g, x));
-    wide[m] = frit_dtype_is_int(x->dtype) && (rop == FRIT_OP_ADD || rop == FRIT_OP_MUL);
-    if (frit_dtype_lanes(x->dtype) != 1) return fail(g, x, "vector reductions are not supported yet"), NULL;
-    if (rop != FRIT_OP_ADD && rop != FRIT_OP_MUL && rop != FRIT_OP_MAX && rop != FRIT_OP_MIN &&
-        rop != FRIT_OP_AND && rop != FRIT_OP_OR && rop != FRIT_OP_XOR)
-      return fail(g, x, "reduce op must be ADD, MUL, MAX, MIN, AND, OR or XOR"), NULL;
-    cg_str id = {0};
-    if (!cg_render_const(g->ctx, &id, k, cg_reduce_identity(rop, k))) return g->failed = true, NULL;
-    line(g, b, "%s %s = %s%s;", wide[m] ? cg_wtype(k) : cg_ctype(k), acc[m], wide[m] ? "(uint64_t)" : "", id.s);
-    cg_free(&id);
-    if (fmaxmin_split(rop, k)) line(g, b, "uint8_t %s_n = 0, %s_z = 0;", acc[m], acc[m]);
-  }
-  int inner = b;
-  for (uint32_t i = 1; i < u->nsrc; i++) {
-    inner = open_loop(g, u->src[i], inner);
-    if (inner < 0) return NULL;
-  }
-  bool ok = true;
-  for (int m = 0; m < ng && ok; m++) {
-    const char *v = emit(g, grp[m]->src[0], inner);
-    ok = v && (vals[m] = xstrdup(g, v));
-  }
-  for (int m = 0; m < ng && red && ok; m++) {
-    frit_uop *x = grp[m];
-    frit_scalar_kind k = frit_dtype_kind(x->dtype);
-    frit_op rop = (frit_op)x->arg.i0;
-    cg_str e = {0};
-    if (wide[m]) {
-      cg_printf(&e, "%s %s (%s)%s", acc[m], rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), vals[m]);
-    } else if (fmaxmin_split(rop, k)) {
-      /* vectorisable form: plain compare-select, NaN and the zero's sign as flags resolved after
-       * the loop (frit_redmax*), equal to folding frit_max* (docs/codegen.md) */
-      bool d = k == FRIT_F64;
-      line(g, inner, "%s %s_v = %s;", cg_ctype(k), acc[m], vals[m]);
-      line(g, inner, "%s_n |= %s_v != %s_v;", acc[m], acc[m], acc[m]);
-      line(g, inner, "%s_z |= frit_f%s_bits(%s_v) == %s;", acc[m], d ? "64" : "32", acc[m],
-           rop == FRIT_OP_MAX ? "0u" : d ? "0x8000000000000000ull" : "0x80000000u");
-      cg_printf(&e, "%s_v %s %s ? %s_v : %s", acc[m], rop == FRIT_OP_MAX ? ">" : "<", acc[m], acc[m], acc[m]);
-    } else {
-      const char *ab[2] = {acc[m], vals[m]};
-      if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
-    }
-    if (ok) line(g, inner, "%s = %s;", acc[m], e.s);
-    cg_free(&e);
-    blk *I = &g->blocks[inner];
-    const char *clause = inner != b ? omp_red(rop, k) : NULL;
-    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc[m]);
-    else if (fmaxmin_split(rop, k) && inner != b)
-      cg_printf(&I->red, " reduction(%s:%s) reduction(|:%s_n) reduction(|:%s_z)", rop == FRIT_OP_MAX ? "max" : "min",
-                acc[m], acc[m], acc[m]);
-    else I->red_bad = true;
-  }
-  for (int m = 0; m < ng; m++) free(vals[m]);
-  if (!ok) return NULL;
-  for (int x = inner; x != b;) {
-    int p = g->blocks[x].parent;
-    close_block(g, x);
-    x = p;
-  }
-  if (g->failed) return NULL;
-  if (!red) {
-    g->st[L(g, u)].done = true;
-    return "";
-  }
-  for (int m = 0; m < ng; m++) {
-    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
-    frit_op rop = (frit_op)grp[m]->arg.i0;
-    if (fmaxmin_split(rop, k))
-      line(g, b, "%s = frit_red%s%s(%s, %s_n, %s_z);", acc[m], rop == FRIT_OP_MAX ? "max" : "min",
-           k == FRIT_F64 ? "d" : "f", acc[m], acc[m], acc[m]);
-  }
-  const char *ret = NULL;
-  for (int m = ng - 1; m >= 0; m--) {
-    char res[64];
-    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
-    if (wide[m]) snprintf(res, sizeof res, "((%s)%s)", cg_ctype(k), acc[m]);
-    else snprintf(res, sizeof res, "%s", acc[m]);
-    ret = set_name(g, grp[m], b, res);
-  }
-  return ret;
-}
 
 static const char *emit_if(cg *g, frit_uop *u, int b) {
-  const char *c = emit(g, u->src[0], b);
+  const char *c = cgl_emit(g, u->src[0], b);
   if (!c) return NULL;
-  if (frit_dtype_lanes(u->src[0]->dtype) != 1) return fail(g, u, "condition must be a scalar"), NULL;
+  if (frit_dtype_lanes(u->src[0]->dtype) != 1) return cgl_fail(g, u, "condition must be a scalar"), NULL;
   for (uint32_t i = 1; i < u->nsrc; i++) {
     int ib = new_block(g, b, -1, true);
     if (ib < 0) return NULL;
     if (i == 1) cg_printf(&g->blocks[ib].header, "if (%s)", c);
     else cg_puts(&g->blocks[ib].header, "else");
-    if (!emit(g, u->src[i], ib)) return NULL;
-    close_block(g, ib);
+    if (!cgl_emit(g, u->src[i], ib)) return NULL;
+    cgl_close_block(g, ib);
   }
   g->st[L(g, u)].done = true;
   return "";
 }
 
-static const char *emit(cg *g, frit_uop *u, int cur) {
+const char *cgl_emit(cg *g, frit_uop *u, int cur) {
   if (g->failed) return NULL;
   uint32_t k = L(g, u);
   nstate *s = &g->st[k];
   if (s->done) return s->name ? s->name : "";
-  if (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && on_chain(g, cur, s->blk)) return s->name;
+  if (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && cgl_on_chain(g, cur, s->blk)) return s->name;
   frit_op op = (frit_op)u->op;
   frit_scalar_kind kd = frit_dtype_kind(u->dtype);
   if (!frit_dtype_is_ptr(u->dtype) && kd != FRIT_VOID && frit_dtype_lanes(u->dtype) != 1)
-    return fail(g, u, "vector dtypes are not supported by the C backend yet"), NULL;
+    return cgl_fail(g, u, "vector dtypes are not supported by the C backend yet"), NULL;
   switch (op) {
   case FRIT_OP_CONST: {
     cg_str e = {0};
     if (!cg_render_const(g->ctx, &e, kd, u->arg.value)) return g->failed = true, NULL;
-    const char *r = set_name(g, u, -2, e.s);
+    const char *r = cgl_set_name(g, u, -2, e.s);
     cg_free(&e);
     return r;
   }
@@ -734,10 +517,10 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
       if (v == u || (v && v->arg.blob && u->arg.blob && strcmp(v->arg.blob, u->arg.blob) == 0)) {
         char nm[32];
         snprintf(nm, sizeof nm, "var%d", i);
-        return set_name(g, u, -2, nm);
+        return cgl_set_name(g, u, -2, nm);
       }
     }
-    return fail(g, u, "DEFINE_VAR not in the program's variable list"), NULL;
+    return cgl_fail(g, u, "DEFINE_VAR not in the program's variable list"), NULL;
   }
   case FRIT_OP_RANGE: {
     int ri = g->rix[k];
@@ -745,19 +528,19 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
       if (g->blocks[b].rix == ri) {
         char nm[32];
         snprintf(nm, sizeof nm, "r%" PRIu32, k);
-        return set_name(g, u, b, nm);
+        return cgl_set_name(g, u, b, nm);
       }
-    return fail(g, u, "RANGE used outside its loop (no END or REDUCE of it encloses the use)"), NULL;
+    return cgl_fail(g, u, "RANGE used outside its loop (no END or REDUCE of it encloses the use)"), NULL;
   }
   case FRIT_OP_BIND: {
-    const char *v = emit(g, u->src[1], cur);
+    const char *v = cgl_emit(g, u->src[1], cur);
     return v;
   }
   case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_BARRIER: {
     int b = place(g, u, cur);
     if (b < -1) return NULL;
     for (uint32_t i = 0; i < u->nsrc; i++)
-      if (!emit(g, u->src[i], b)) return NULL;
+      if (!cgl_emit(g, u->src[i], b)) return NULL;
     g->st[k].done = true;
     return "";
   }
@@ -765,13 +548,13 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
     int b = place(g, u, cur);
     if (b < -1) return NULL;
     for (uint32_t i = 1; i < u->nsrc; i++)
-      if (!emit(g, u->src[i], b)) return NULL;
+      if (!cgl_emit(g, u->src[i], b)) return NULL;
     return "";
   }
   case FRIT_OP_END: case FRIT_OP_REDUCE: case FRIT_OP_IF: {
     int b = place(g, u, cur);
     if (b < -1) return NULL;
-    return op == FRIT_OP_IF ? emit_if(g, u, b) : emit_loops(g, u, b);
+    return op == FRIT_OP_IF ? emit_if(g, u, b) : cgl_emit_loops(g, u, b);
   }
   case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: {
     int b = place(g, u, cur);
@@ -783,9 +566,9 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
   case FRIT_OP_CAST: case FRIT_OP_BITCAST: {
     int b = place(g, u, cur);
     if (b < -1) return NULL;
-    const char *a = emit(g, u->src[0], b);
+    const char *a = cgl_emit(g, u->src[0], b);
     if (!a) return NULL;
-    if (frit_dtype_is_ptr(u->dtype)) return fail(g, u, "pointer casts are not supported"), NULL;
+    if (frit_dtype_is_ptr(u->dtype)) return cgl_fail(g, u, "pointer casts are not supported"), NULL;
     cg_str e = {0};
     frit_scalar_kind kf = frit_dtype_kind(u->src[0]->dtype);
     bool ok = op == FRIT_OP_CAST ? cg_render_cast(g->ctx, &e, kf, kd, a) : cg_render_bitcast(g->ctx, &e, kf, kd, a);
@@ -793,7 +576,7 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
     return bind_value(g, u, b, &e);
   }
   case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_INDEX:
-    return fail(g, u, "pointer used as a value"), NULL;
+    return cgl_fail(g, u, "pointer used as a value"), NULL;
   case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
   case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS:
   case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:
@@ -808,8 +591,8 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
     char *keep[3] = {NULL, NULL, NULL};
     bool ok = true;
     for (uint32_t i = 0; i < u->nsrc && i < 3 && ok; i++) {
-      const char *x = emit(g, u->src[i], b);
-      if (!x || !(keep[i] = xstrdup(g, x))) ok = false;
+      const char *x = cgl_emit(g, u->src[i], b);
+      if (!x || !(keep[i] = cgl_strdup(g, x))) ok = false;
       a[i] = keep[i];
     }
     cg_str e = {0};
@@ -833,7 +616,7 @@ static const char *emit(cg *g, frit_uop *u, int cur) {
   case FRIT_OP_BUFFER: case FRIT_OP_COUNT_:
     break;
   }
-  return fail(g, u, "not supported by the C backend (lower it first)"), NULL;
+  return cgl_fail(g, u, "not supported by the C backend (lower it first)"), NULL;
 }
 
 /* ---------- kernel ---------- */
@@ -863,7 +646,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
   for (int r = 0; r < g->nr; r++)
     if (g->ranges[r]->arg.i1 == FRIT_AXIS_GLOBAL) {
       if (g->g0) {
-        fail(g, g->ranges[r], "more than one GLOBAL range (run frit_codegen_optimize first)");
+        cgl_fail(g, g->ranges[r], "more than one GLOBAL range (run frit_codegen_optimize first)");
         goto done;
       }
       g->g0 = g->ranges[r];
@@ -878,14 +661,14 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
     char bn[32];
     if (u->op == FRIT_OP_DEFINE_GLOBAL) {
       if (u->arg.i0 < 0) {
-        fail(g, u, "negative parameter index");
+        cgl_fail(g, u, "negative parameter index");
         goto done;
       }
       cg_printf(&fn, "  %s *restrict %s = (%s *)bufs[%" PRId64 "];\n", cg_mtype(frit_dtype_kind(u->dtype)),
                 base_name(g, u, bn, sizeof bn), cg_mtype(frit_dtype_kind(u->dtype)), u->arg.i0);
     } else if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL) {
       if (u->arg.i1 < 0 || u->arg.i1 > (1 << 20)) {
-        fail(g, u, "register/local arrays need a static element count up to 2^20");
+        cgl_fail(g, u, "register/local arrays need a static element count up to 2^20");
         goto done;
       }
       cg_printf(&fn, "  %s %s[%" PRId64 "] = {0};\n", cg_mtype(frit_dtype_kind(u->dtype)), base_name(g, u, bn, sizeof bn),
@@ -898,7 +681,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
         }
     }
   }
-  if (!emit(g, opt, root)) goto done;
+  if (!cgl_emit(g, opt, root)) goto done;
   if (g->blocks[root].text.oom || fn.oom) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
     goto done;

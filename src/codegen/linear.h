@@ -1,0 +1,80 @@
+/* State shared by the linearizer's files: linear.c (analysis, placement, blocks, memory, the
+ * emitter) and linear_reduce.c (loop nests of END/REDUCE: accumulators, fused reductions). */
+#ifndef FRIT_CG_LINEAR_H
+#define FRIT_CG_LINEAR_H
+
+#include "codegen/cg_internal.h"
+
+typedef struct blk {
+  int parent;       /* block index, -1 for the function body */
+  int rix;          /* range index of a loop block, -1 otherwise */
+  bool is_if, alive;
+  bool has_child_loop, unsafe, has_store;
+  bool strided; /* a memory access not stride 1 in this loop's range */
+  bool simd_done;  /* this loop got a simd pragma */
+  bool child_bad;  /* a child loop stores, is unsafe or got its own simd pragma */
+  uint64_t loaded_params, stored_params; /* bit p: DEFINE_GLOBAL p read / written directly here */
+  int nstores_ok;                        /* stores whose index is injective in this block's range */
+  cg_str text;
+  cg_str header; /* "for (...)" or "if (...)"; the pragma is chosen on close */
+  cg_str red;    /* reduction clauses for #pragma omp simd */
+  bool red_bad;  /* an accumulator here that no omp clause expresses */
+  int64_t copies; /* copies of the innermost bodies one pass of this block's code holds (unrolling) */
+} blk;
+
+typedef struct nstate {
+  char *name; /* C expression of the value */
+  int blk;    /* where it was placed; -2: valid everywhere (constants, parameters) */
+  bool done;  /* effects: emitted */
+} nstate;
+
+typedef struct cg {
+  frit_ctx *ctx;
+  frit_uop **nodes;
+  size_t n;
+  uint32_t *pos;
+  uint64_t *free_, *scope;
+  bool *dyn;
+  int *rix;                /* local index -> range index or -1 */
+  frit_uop *ranges[64];
+  int nr;
+  nstate *st;
+  blk *blocks;
+  int nblocks, capblocks;
+  frit_uop *g0;
+  frit_uop *const *vars;
+  int nvars;
+  int tmp;
+  bool failed;
+} cg;
+
+/* local index of a node (its position in the kernel's topological order) */
+static inline uint32_t L(const cg *g, const frit_uop *u) { return g->pos[u->id]; }
+
+/* Sets the error (naming the node) once and marks the kernel failed; returns false. */
+bool cgl_fail(cg *g, const frit_uop *u, const char *msg);
+/* Appends one indented line to block b. */
+void cgl_line(cg *g, int b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Is block b (-2: everywhere) cur or one of its enclosing blocks? */
+bool cgl_on_chain(const cg *g, int cur, int b);
+/* The block node u goes to from cur; -3 when it uses a range whose loop is not open (quiet: no
+ * error set). */
+int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet);
+/* Closes block b into its parent, choosing the loop's pragma. */
+void cgl_close_block(cg *g, int b);
+char *cgl_strdup(cg *g, const char *s);
+/* Names node u by the C expression `name`, valid in block b. */
+const char *cgl_set_name(cg *g, frit_uop *u, int b, const char *name);
+/* Opens the loop of range r as a child of block parent; returns the new block or -1. */
+int cgl_open_loop(cg *g, frit_uop *r, int parent);
+/* Emits u (and what it needs) for use in block cur; returns its C expression ("" for effects),
+ * NULL on error. */
+const char *cgl_emit(cg *g, frit_uop *u, int cur);
+/* END or REDUCE u placed in block b (linear_reduce.c). */
+const char *cgl_emit_loops(cg *g, frit_uop *u, int b);
+
+#endif

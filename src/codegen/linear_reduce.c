@@ -1,0 +1,183 @@
+/* Loop nests of END and REDUCE for the linearizer: accumulators with their identities, sibling
+ * REDUCEs over the same loops fused into one nest, and the OpenMP reduction clauses that let an
+ * innermost reduction loop vectorise (docs/codegen.md, Linearisation and Vectorisation). */
+#include "codegen/linear.h"
+
+#include <inttypes.h>
+
+/* The reduction clause for an accumulator updated in the innermost loop, or NULL when no
+ * OpenMP clause gives frit's semantics (float max/min propagate NaN; f16 rounds each step). */
+static const char *omp_red(frit_op op, frit_scalar_kind k) {
+  if (k == FRIT_F16 || k == FRIT_BF16) return NULL;
+  if (cg_kind_float(k)) return op == FRIT_OP_ADD ? "+" : op == FRIT_OP_MUL ? "*" : NULL;
+  if (k == FRIT_BOOL) {
+    if (op == FRIT_OP_ADD || op == FRIT_OP_MAX || op == FRIT_OP_OR) return "|";
+    if (op == FRIT_OP_MUL || op == FRIT_OP_MIN || op == FRIT_OP_AND) return "&";
+    if (op == FRIT_OP_XOR) return "^";
+    return NULL;
+  }
+  if (op == FRIT_OP_ADD) return "+";
+  if (op == FRIT_OP_MUL) return "*";
+  if (op == FRIT_OP_AND) return "&";
+  if (op == FRIT_OP_OR) return "|";
+  if (op == FRIT_OP_XOR) return "^";
+  if (op == FRIT_OP_MAX) return "max";
+  if (op == FRIT_OP_MIN) return "min";
+  return NULL;
+}
+
+/* f32/f64 MAX/MIN accumulators are updated by a compare-select with flags for NaN and the
+ * zero's sign (see cgl_emit_loops), which OpenMP's max/min clause and gcc's vectorizer handle. */
+static bool fmaxmin_split(frit_op op, frit_scalar_kind k) {
+  return (k == FRIT_F32 || k == FRIT_F64) && (op == FRIT_OP_MAX || op == FRIT_OP_MIN);
+}
+
+/* Does the subgraph of local node `from` reach local node `to` (or, with to == UINT32_MAX, an
+ * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. */
+static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
+  if (from == to) return true;
+  if (seen[from]) return false;
+  seen[from] = 1;
+  frit_uop *u = g->nodes[from];
+  if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) return true;
+  if (to != UINT32_MAX && from < to) return false;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (reaches(g, L(g, u->src[i]), to, seen)) return true;
+  return false;
+}
+
+#define MAX_FUSE 16
+
+/* REDUCEs over the same ranges as u that belong in the same block and are not emitted yet:
+ * they share u's loops (one loop, several accumulators), so that work common to their bodies
+ * is done once per iteration. Each accumulator still folds its own values in order. */
+static int fuse_siblings(cg *g, frit_uop *u, int b, frit_uop **grp) {
+  int ng = 1;
+  grp[0] = u;
+  if (u->nsrc < 2) return ng;
+  uint8_t *seen = calloc(g->n + 1, 1);
+  if (!seen) return ng;
+  uint32_t ku = L(g, u);
+  if (reaches(g, L(g, u->src[0]), UINT32_MAX, seen)) goto done;
+  for (size_t k = 0; k < g->n && ng < MAX_FUSE; k++) {
+    frit_uop *w = g->nodes[k];
+    if (w == u || w->op != FRIT_OP_REDUCE || w->nsrc != u->nsrc || frit_dtype_lanes(w->dtype) != 1) continue;
+    bool same = true;
+    for (uint32_t i = 1; i < u->nsrc && same; i++) same = w->src[i] == u->src[i];
+    if (!same) continue;
+    nstate *s = &g->st[k];
+    if (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && cgl_on_chain(g, b, s->blk)) continue;
+    if (cgl_place_mode(g, w, b, true) != b) continue;
+    memset(seen, 0, g->n + 1);
+    if (reaches(g, (uint32_t)k, ku, seen)) continue;
+    memset(seen, 0, g->n + 1);
+    if (reaches(g, ku, (uint32_t)k, seen)) continue;
+    memset(seen, 0, g->n + 1);
+    if (reaches(g, L(g, w->src[0]), UINT32_MAX, seen)) continue;
+    /* w must not depend on a member already taken either */
+    bool dep = false;
+    for (int m = 1; m < ng && !dep; m++) {
+      memset(seen, 0, g->n + 1);
+      dep = reaches(g, (uint32_t)k, L(g, grp[m]), seen);
+    }
+    if (!dep) grp[ng++] = w;
+  }
+done:
+  free(seen);
+  return ng;
+}
+
+const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
+  bool red = u->op == FRIT_OP_REDUCE;
+  frit_uop *grp[MAX_FUSE];
+  int ng = red ? fuse_siblings(g, u, b, grp) : 1;
+  grp[0] = u;
+  char acc[MAX_FUSE][32];
+  bool wide[MAX_FUSE];
+  char *vals[MAX_FUSE];
+  memset(vals, 0, sizeof vals);
+  for (int m = 0; m < ng && red; m++) {
+    frit_uop *x = grp[m];
+    frit_scalar_kind k = frit_dtype_kind(x->dtype);
+    frit_op rop = (frit_op)x->arg.i0;
+    snprintf(acc[m], sizeof acc[m], "acc%" PRIu32, L(g, x));
+    wide[m] = frit_dtype_is_int(x->dtype) && (rop == FRIT_OP_ADD || rop == FRIT_OP_MUL);
+    if (frit_dtype_lanes(x->dtype) != 1) return cgl_fail(g, x, "vector reductions are not supported yet"), NULL;
+    if (rop != FRIT_OP_ADD && rop != FRIT_OP_MUL && rop != FRIT_OP_MAX && rop != FRIT_OP_MIN &&
+        rop != FRIT_OP_AND && rop != FRIT_OP_OR && rop != FRIT_OP_XOR)
+      return cgl_fail(g, x, "reduce op must be ADD, MUL, MAX, MIN, AND, OR or XOR"), NULL;
+    cg_str id = {0};
+    if (!cg_render_const(g->ctx, &id, k, cg_reduce_identity(rop, k))) return g->failed = true, NULL;
+    cgl_line(g, b, "%s %s = %s%s;", wide[m] ? cg_wtype(k) : cg_ctype(k), acc[m], wide[m] ? "(uint64_t)" : "", id.s);
+    cg_free(&id);
+    if (fmaxmin_split(rop, k)) cgl_line(g, b, "uint8_t %s_n = 0, %s_z = 0;", acc[m], acc[m]);
+  }
+  int inner = b;
+  for (uint32_t i = 1; i < u->nsrc; i++) {
+    inner = cgl_open_loop(g, u->src[i], inner);
+    if (inner < 0) return NULL;
+  }
+  bool ok = true;
+  for (int m = 0; m < ng && ok; m++) {
+    const char *v = cgl_emit(g, grp[m]->src[0], inner);
+    ok = v && (vals[m] = cgl_strdup(g, v));
+  }
+  for (int m = 0; m < ng && red && ok; m++) {
+    frit_uop *x = grp[m];
+    frit_scalar_kind k = frit_dtype_kind(x->dtype);
+    frit_op rop = (frit_op)x->arg.i0;
+    cg_str e = {0};
+    if (wide[m]) {
+      cg_printf(&e, "%s %s (%s)%s", acc[m], rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), vals[m]);
+    } else if (fmaxmin_split(rop, k)) {
+      /* vectorisable form: plain compare-select, NaN and the zero's sign as flags resolved after
+       * the loop (frit_redmax*), equal to folding frit_max* (docs/codegen.md) */
+      bool d = k == FRIT_F64;
+      cgl_line(g, inner, "%s %s_v = %s;", cg_ctype(k), acc[m], vals[m]);
+      cgl_line(g, inner, "%s_n |= %s_v != %s_v;", acc[m], acc[m], acc[m]);
+      cgl_line(g, inner, "%s_z |= frit_f%s_bits(%s_v) == %s;", acc[m], d ? "64" : "32", acc[m],
+           rop == FRIT_OP_MAX ? "0u" : d ? "0x8000000000000000ull" : "0x80000000u");
+      cg_printf(&e, "%s_v %s %s ? %s_v : %s", acc[m], rop == FRIT_OP_MAX ? ">" : "<", acc[m], acc[m], acc[m]);
+    } else {
+      const char *ab[2] = {acc[m], vals[m]};
+      if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
+    }
+    if (ok) cgl_line(g, inner, "%s = %s;", acc[m], e.s);
+    cg_free(&e);
+    blk *I = &g->blocks[inner];
+    const char *clause = inner != b ? omp_red(rop, k) : NULL;
+    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc[m]);
+    else if (fmaxmin_split(rop, k) && inner != b)
+      cg_printf(&I->red, " reduction(%s:%s) reduction(|:%s_n) reduction(|:%s_z)", rop == FRIT_OP_MAX ? "max" : "min",
+                acc[m], acc[m], acc[m]);
+    else I->red_bad = true;
+  }
+  for (int m = 0; m < ng; m++) free(vals[m]);
+  if (!ok) return NULL;
+  for (int x = inner; x != b;) {
+    int p = g->blocks[x].parent;
+    cgl_close_block(g, x);
+    x = p;
+  }
+  if (g->failed) return NULL;
+  if (!red) {
+    g->st[L(g, u)].done = true;
+    return "";
+  }
+  for (int m = 0; m < ng; m++) {
+    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
+    frit_op rop = (frit_op)grp[m]->arg.i0;
+    if (fmaxmin_split(rop, k))
+      cgl_line(g, b, "%s = frit_red%s%s(%s, %s_n, %s_z);", acc[m], rop == FRIT_OP_MAX ? "max" : "min",
+           k == FRIT_F64 ? "d" : "f", acc[m], acc[m], acc[m]);
+  }
+  const char *ret = NULL;
+  for (int m = ng - 1; m >= 0; m--) {
+    char res[64];
+    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
+    if (wide[m]) snprintf(res, sizeof res, "((%s)%s)", cg_ctype(k), acc[m]);
+    else snprintf(res, sizeof res, "%s", acc[m]);
+    ret = cgl_set_name(g, grp[m], b, res);
+  }
+  return ret;
+}
