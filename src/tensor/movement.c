@@ -99,12 +99,43 @@ frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
   return n ? with_ints(ctx, FRIT_OP_FLIP, x, ax, n, 0, 0, NULL) : x;
 }
 
+/* A reduction of a whole large tensor to one value has no parallel axis. Staged as partial
+ * results over SPLIT_PARTS slices (materialised, so a kernel computes them in parallel) and then
+ * their reduction, it runs on every thread. Only for static sizes the parts divide; the
+ * reduction ops are associative, so only float rounding order changes.
+ * Design debt: this belongs to the scheduler's kernel optimisation (tiling reductions). */
+enum { SPLIT_PARTS = 256, SPLIT_MIN_PART = 4096 };
+
+static frit_tensor *staged_full_reduce(frit_ctx *ctx, frit_tensor *x, frit_op op) {
+  const frit_shape *s = ti_shape(ctx, x);
+  int64_t numel = 1;
+  for (int i = 0; i < s->ndim; i++) {
+    int64_t d = frit_dim_value(s->dims[i]);
+    if (d < 0) return NULL;
+    numel *= d;
+    if (numel > ((int64_t)1 << 50)) return NULL;
+  }
+  if (numel < (int64_t)SPLIT_PARTS * SPLIT_MIN_PART || numel % SPLIT_PARTS) return NULL;
+  int64_t parts_shape[2] = {SPLIT_PARTS, numel / SPLIT_PARTS};
+  frit_tensor *parts = frit_reshape(ctx, x, 2, parts_shape);
+  int64_t inner_axis[1] = {1}, outer_axis[1] = {0};
+  frit_tensor *partial = frit_contiguous(ctx, with_ints(ctx, FRIT_OP_REDUCE_AXIS, parts, inner_axis, 1, op, 0, NULL));
+  frit_tensor *total = with_ints(ctx, FRIT_OP_REDUCE_AXIS, partial, outer_axis, 1, op, 0, NULL);
+  int64_t ones[FRIT_MAX_DIMS];
+  for (int i = 0; i < s->ndim; i++) ones[i] = 1;
+  return frit_reshape(ctx, total, s->ndim, ones);
+}
+
 frit_tensor *ti_reduce_axis(frit_ctx *ctx, frit_tensor *x, frit_op op, const bool *mask) {
   if (!x) return NULL;
   int64_t ax[FRIT_MAX_DIMS];
-  int n = 0;
-  for (int i = 0; i < ti_shape(ctx, x)->ndim; i++)
+  int n = 0, nd = ti_shape(ctx, x)->ndim;
+  for (int i = 0; i < nd; i++)
     if (mask[i]) ax[n++] = i;
+  if (n == nd && nd > 0) {
+    frit_tensor *staged = staged_full_reduce(ctx, x, op);
+    if (staged) return staged;
+  }
   return with_ints(ctx, FRIT_OP_REDUCE_AXIS, x, ax, n, op, 0, NULL);
 }
 
