@@ -178,11 +178,6 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   case FRIT_OP_RINT: cg_printf(o, "nearbyint%s(%s)", S, a[0]); return true;
   case FRIT_OP_MAX: cg_printf(o, "frit_max%s(%s, %s)", k == FRIT_F64 ? "d" : "f", a[0], a[1]); return true;
   case FRIT_OP_MIN: cg_printf(o, "frit_min%s(%s, %s)", k == FRIT_F64 ? "d" : "f", a[0], a[1]); return true;
-  case FRIT_OP_CMPLT: cg_printf(o, "((uint8_t)(%s < %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPLE: cg_printf(o, "((uint8_t)(%s <= %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPEQ: cg_printf(o, "((uint8_t)(%s == %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPNE: cg_printf(o, "((uint8_t)(%s != %s))", a[0], a[1]); return true;
-  case FRIT_OP_WHERE: cg_printf(o, "(%s ? %s : %s)", a[0], a[1], a[2]); return true;
   case FRIT_OP_SQRT: fn = "sqrt"; break;
   case FRIT_OP_EXP: fn = "exp"; break;
   case FRIT_OP_EXP2: fn = "exp2"; break;
@@ -219,7 +214,8 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
   case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
-    return unsupported(ctx, op, k);
+  case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
+    return unsupported(ctx, op, k); /* comparisons and WHERE: render_compare_select */
   }
   rnd_open(o, k);
   /* f32 (and f16/bf16, computed in f32) exp/exp2/log/log2: the prelude's branch-free versions,
@@ -243,11 +239,6 @@ static bool render_bool(frit_ctx *ctx, cg_str *o, frit_op op, const char *const 
   case FRIT_OP_XOR: case FRIT_OP_SUB: cg_printf(o, "((uint8_t)(%s ^ %s))", a[0], a[1]); return true;
   case FRIT_OP_MOD: cg_printf(o, "((uint8_t)(%s & !%s))", a[0], a[1]); return true;
   case FRIT_OP_MULACC: cg_printf(o, "((uint8_t)((%s & %s) | %s))", a[0], a[1], a[2]); return true;
-  case FRIT_OP_CMPLT: cg_printf(o, "((uint8_t)(%s < %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPLE: cg_printf(o, "((uint8_t)(%s <= %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPEQ: cg_printf(o, "((uint8_t)(%s == %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPNE: cg_printf(o, "((uint8_t)(%s != %s))", a[0], a[1]); return true;
-  case FRIT_OP_WHERE: cg_printf(o, "(%s ? %s : %s)", a[0], a[1], a[2]); return true;
   case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2:
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
@@ -260,7 +251,8 @@ static bool render_bool(frit_ctx *ctx, cg_str *o, frit_op op, const char *const 
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
   case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
-    break;
+  case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
+    break; /* comparisons and WHERE: render_compare_select */
   }
   return unsupported(ctx, op, FRIT_BOOL);
 }
@@ -296,11 +288,6 @@ static bool render_int(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k,
     if (sgn) cg_printf(o, "((%s)(%s >> ((%s)%s & %du)))", T, a[0], W, a[1], bits - 1);
     else cg_printf(o, "((%s)((%s)%s >> ((%s)%s & %du)))", T, W, a[0], W, a[1], bits - 1);
     return true;
-  case FRIT_OP_CMPLT: cg_printf(o, "((uint8_t)(%s < %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPLE: cg_printf(o, "((uint8_t)(%s <= %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPEQ: cg_printf(o, "((uint8_t)(%s == %s))", a[0], a[1]); return true;
-  case FRIT_OP_CMPNE: cg_printf(o, "((uint8_t)(%s != %s))", a[0], a[1]); return true;
-  case FRIT_OP_WHERE: cg_printf(o, "(%s ? %s : %s)", a[0], a[1], a[2]); return true;
   case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2:
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
@@ -313,13 +300,25 @@ static bool render_int(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k,
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
   case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
-    break;
+  case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
+    break; /* comparisons and WHERE: render_compare_select */
   }
   return unsupported(ctx, op, k);
 }
 
+/* Comparisons and WHERE read the same in C for every dtype: results are uint8_t 0/1. */
+static bool render_compare_select(cg_str *o, frit_op op, const char *const *a) {
+  const char *cmp = op == FRIT_OP_CMPLT ? "<" : op == FRIT_OP_CMPLE ? "<=" : op == FRIT_OP_CMPEQ ? "==" :
+                    op == FRIT_OP_CMPNE ? "!=" : NULL;
+  if (cmp) cg_printf(o, "((uint8_t)(%s %s %s))", a[0], cmp, a[1]);
+  else if (op == FRIT_OP_WHERE) cg_printf(o, "(%s ? %s : %s)", a[0], a[1], a[2]);
+  else return false;
+  return true;
+}
+
 bool cg_render_alu(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, const char *const *a, int n) {
   (void)n;
+  if (cg_kind_bits(k) != 0 && render_compare_select(o, op, a)) return true;
   if (cg_kind_float(k)) return render_float(ctx, o, op, k, a);
   if (k == FRIT_BOOL) return render_bool(ctx, o, op, a);
   if (cg_kind_bits(k) == 0) return unsupported(ctx, op, k);
