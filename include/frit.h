@@ -394,6 +394,79 @@ frit_tensor *frit_one_hot(frit_ctx *ctx, frit_tensor *idx, int64_t num_classes, 
 frit_tensor *frit_scatter(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, frit_tensor *updates,
                           frit_atomic_op mode);
 
+/* ================= shader-like code: explicit kernels and host loops =================
+ * Builders record code in program order; the ctx holds the open structure (one kernel at a time,
+ * loops and ifs nested inside it or, outside kernels, host loops). docs/control.md has the model.
+ *
+ * Values inside a kernel are 0-d tensors ("kernel scalars"): the kernel's indices, elements read
+ * from tensors, variables, and every elementwise frit_* op over them (numpy promotion rules). A
+ * kernel scalar is only valid inside the kernel that made it. Everything returns NULL / an error
+ * status on bad input (FRIT_ERR_INVALID naming the op, shapes and dtypes) and on calls in the
+ * wrong context (e.g. frit_kernel_store outside a kernel, frit_break outside a loop). */
+
+/* Opens a kernel over the index space (ndim 0..FRIT_MAX_DIMS i64 dims, static or symbolic).
+ * idx[a] receives the i64 index along axis a. name may be NULL. The body's points run in an
+ * unspecified order, possibly concurrently (as on a GPU): two points writing one element, or one
+ * writing what another reads, is a race (some value results, never undefined behaviour) unless
+ * atomics are used. Within one point, effects happen in program order. */
+frit_status frit_kernel_begin(frit_ctx *ctx, const char *name, int ndim, frit_uop *const *dims, frit_tensor **idx);
+frit_status frit_kernel_begin_static(frit_ctx *ctx, const char *name, int ndim, const int64_t *dims, frit_tensor **idx);
+/* Element t[idx...] (nidx == rank of t; integer kernel scalars or 0-d tensors), read at this
+ * point in program order: after a store by this point to that element it gives the stored value.
+ * t may be any tensor (lazy expressions fuse into the kernel). Out-of-range indices follow the
+ * compile option `bounds` (default: clamped into range per axis). */
+frit_tensor *frit_kernel_load(frit_ctx *ctx, frit_tensor *t, int nidx, frit_tensor *const *idx);
+/* t[idx...] = value (value converted to t's dtype, numpy assignment casting). The kernel writes
+ * a new version of t (see frit_kernel_end); t itself, a value, is unchanged. */
+frit_status frit_kernel_store(frit_ctx *ctx, frit_tensor *t, int nidx, frit_tensor *const *idx, frit_tensor *value);
+/* Atomic read-modify-write of t[idx...] with value (converted to t's dtype); returns the old
+ * value. ADD/MIN/MAX on every dtype (floats by compare-and-swap: exact under contention, in an
+ * unspecified order; MIN/MAX propagate NaN), AND/OR/XOR on integers and bool, XCHG on all. */
+frit_tensor *frit_kernel_atomic(frit_ctx *ctx, frit_atomic_op op, frit_tensor *t, int nidx, frit_tensor *const *idx,
+                                frit_tensor *value);
+/* A variable of this kernel point (a register): created with init converted to dt; get reads
+ * its current value (at this point in program order), set assigns. Returns the var id (>= 0) or
+ * -1 on error. Variables carry values across iterations of loops inside the kernel. */
+int frit_kernel_var(frit_ctx *ctx, frit_dtype dt, frit_tensor *init);
+frit_tensor *frit_kernel_var_get(frit_ctx *ctx, int var);
+frit_status frit_kernel_var_set(frit_ctx *ctx, int var, frit_tensor *value);
+/* Closes the kernel. Returns the number of tensors it wrote (>= 0; -1 on error); then
+ * frit_kernel_written(ctx, k, &old, &new_) gives the k-th written tensor (first-store order) and
+ * its version after the kernel. Valid until the next frit_kernel_begin. */
+int frit_kernel_end(frit_ctx *ctx);
+frit_status frit_kernel_written(frit_ctx *ctx, int k, frit_tensor **old, frit_tensor **new_);
+
+/* Control flow. Inside a kernel these build per-point control flow (loops with dynamic trip
+ * counts, if/else on per-point conditions, break/continue of the innermost loop). Outside a
+ * kernel, frit_loop_begin/end is a host loop (a loop of kernel launches, below).
+ * Loop: i = start; while (step > 0 ? i < end : i > end) { body; i += step } with i64 start,
+ * end, step (0-d integer tensors or kernel scalars; step 0 is a run-time error). *index gets i. */
+frit_status frit_kernel_loop_begin(frit_ctx *ctx, frit_tensor *start, frit_tensor *end, frit_tensor *step,
+                                   frit_tensor **index);
+frit_status frit_kernel_loop_end(frit_ctx *ctx);
+frit_status frit_kernel_if_begin(frit_ctx *ctx, frit_tensor *cond); /* cond != 0 */
+frit_status frit_kernel_else(frit_ctx *ctx);                        /* once, between begin and end */
+frit_status frit_kernel_if_end(frit_ctx *ctx);
+frit_status frit_kernel_break(frit_ctx *ctx);
+frit_status frit_kernel_continue(frit_ctx *ctx);
+
+/* Host loops: the loop runs on the host, its body (any tensor code, explicit kernels included)
+ * as launches per iteration. Loop-carried values are explicit: init[k] are the values entering
+ * the loop; carry[k] receives a placeholder standing for the value at the start of each
+ * iteration (use it in the body); frit_host_loop_end takes next[k], the value at the end of the
+ * body (same shape and dtype as init[k]), and an optional 0-d bool `stop` (NULL: none) evaluated
+ * after each iteration: true leaves the loop (a break after the iteration). result[k] receives the
+ * value after the loop. start/end/step are 0-d integer tensors (symbolic expressions or values
+ * computed by the program) evaluated when the loop starts. Host loops nest. A value computed in
+ * the body is only valid in the body. */
+frit_status frit_host_loop_begin(frit_ctx *ctx, frit_tensor *start, frit_tensor *end, frit_tensor *step, int ncarry,
+                                 frit_tensor *const *init, frit_tensor **index, frit_tensor **carry);
+frit_status frit_host_loop_end(frit_ctx *ctx, frit_tensor *const *next, frit_tensor *stop, frit_tensor **result);
+
+/* Index arrays: out[a] (ndim entries) is the i64 tensor of `dims`'s shape counting along axis a
+ * (numpy's indices, as a tuple). */
+frit_status frit_indices(frit_ctx *ctx, int ndim, frit_uop *const *dims, frit_tensor **out);
+
 /* ================= programs (compile and run) ================= */
 typedef struct frit_program frit_program;
 
@@ -404,7 +477,11 @@ typedef struct frit_compile_opts {
   int threads;           /* 0: $FRIT_THREADS or the number of online CPUs */
   int no_fusion;         /* 1: every op its own kernel (the unfused reference schedule) */
   int interpret;         /* 1: run kernels with the reference interpreter instead of compiling */
+  int bounds;            /* out-of-range indices in explicit kernels: FRIT_BOUNDS_CLAMP (0, default),
+                            FRIT_BOUNDS_CHECK (run-time error naming kernel, tensor and axis),
+                            FRIT_BOUNDS_UNCHECKED (no check: out of range is undefined) */
 } frit_compile_opts;
+enum { FRIT_BOUNDS_CLAMP = 0, FRIT_BOUNDS_CHECK = 1, FRIT_BOUNDS_UNCHECKED = 2 };
 
 /* Schedules, optimises, generates and compiles a program computing `outputs`. Inputs are all
  * frit_input tensors reachable from the outputs, in their creation order. Owned by ctx (freed

@@ -93,3 +93,9 @@ X(WHERE,        3, 3,  FRIT_F_TERNARY)         /* cond ? a : b */
 X(MULACC,       3, 3,  FRIT_F_TERNARY)         /* a * b + c */
 /* Tensor-level functional update (kept last so that the numbers of the ops above do not move) */
 X(SCATTER,      3, 3,  FRIT_F_MEMORY)          /* x, i64 indices (1-D) into axis 0, updates; arg.i0 the frit_atomic_op combining them */
+/* Shader-like code (appended for the same reason) */
+X(SEQ,          0, -1, FRIT_F_CONTROL)         /* explicit kernels: statements run in source order; a value source (LOAD, ATOMIC) is read at that point */
+X(BREAK,        1, 1,  FRIT_F_CONTROL | FRIT_F_EFFECT) /* leaves the loop of RANGE src0 */
+X(CONTINUE,     1, 1,  FRIT_F_CONTROL | FRIT_F_EFFECT) /* next iteration of the loop of RANGE src0 */
+X(LOOP,         5, -1, FRIT_F_CONTROL)         /* tensor level host loop: start, end, step, index var, k carries, k inits, k nexts, stop; arg.i0 k, arg.i1 loop id */
+X(CARRY,        0, -1, FRIT_F_MEMORY)          /* tensor level loop-carried placeholder: dims as sources; arg.i0 loop id, arg.i1 slot */

@@ -142,6 +142,16 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
     if (s[1]->dtype != FRIT_I64 || dt != s[0]->dtype || s[2]->dtype != dt)
       return fail(ctx, u, "needs i64 indices and updates of x's dtype");
     return FRIT_OK;
+  case FRIT_OP_SEQ: case FRIT_OP_LOOP:
+    if (!is_void(dt)) return fail(ctx, u, "dtype must be void");
+    return FRIT_OK;
+  case FRIT_OP_BREAK: case FRIT_OP_CONTINUE:
+    if (!is_void(dt) || s[0]->op != FRIT_OP_RANGE) return fail(ctx, u, "needs void dtype and a RANGE source");
+    return FRIT_OK;
+  case FRIT_OP_CARRY:
+    for (uint32_t i = 0; i < n; i++)
+      if (s[i]->dtype != FRIT_I64) return fail(ctx, u, "dims must be i64");
+    return FRIT_OK;
   case FRIT_OP_IOTA:
     if (!frit_dtype_is_int(s[0]->dtype) || dt != FRIT_I64) return fail(ctx, u, "needs an integer length and dtype i64");
     return FRIT_OK;
@@ -342,7 +352,7 @@ static frit_status check_effects_closed(frit_ctx *ctx, frit_uop **nodes, size_t 
     case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
     case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL:
     case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK:
-    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
+    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
     case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX:
     case FRIT_OP_LOAD: case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT:
     case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG:

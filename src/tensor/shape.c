@@ -320,7 +320,8 @@ static frit_shape *infer(frit_ctx *ctx, frit_uop *u) {
   case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_REDUCE: case FRIT_OP_RANGE: case FRIT_OP_END:
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_DEFINE_GLOBAL:
   case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
-  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
+  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_: case FRIT_OP_SEQ: case FRIT_OP_BREAK:
+  case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY:
     return bad(ctx, u, "not a tensor-level op");
   case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
   case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS:
