@@ -1,5 +1,6 @@
-/* Tests of frit_scatter (the SCATTER op): results of compiled and interpreted programs against a
- * plain C loop over the updates in order, with duplicate, negative and out-of-range indices. */
+/* Tests of frit_scatter (the SCATTER op, every mode incl. AND/OR/XOR): results of compiled and
+ * interpreted programs against a plain C loop over the updates in order, with duplicate, negative
+ * and out-of-range indices. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -29,8 +30,14 @@ static frit_program *compile_outs(frit_ctx *ctx, frit_tensor **outs, int n, int 
 static double combine(frit_atomic_op mode, double old, double u, bool is_bool, bool is_float) {
   if (is_bool) {
     bool a = old != 0, b = u != 0;
-    return mode == FRIT_ATOMIC_ADD || mode == FRIT_ATOMIC_MAX ? (a || b) : mode == FRIT_ATOMIC_MIN ? (a && b) : b;
+    if (mode == FRIT_ATOMIC_XOR) return a != b;
+    return mode == FRIT_ATOMIC_ADD || mode == FRIT_ATOMIC_MAX || mode == FRIT_ATOMIC_OR ? (a || b)
+         : mode == FRIT_ATOMIC_MIN || mode == FRIT_ATOMIC_AND ? (a && b) : b;
   }
+  /* bitwise modes: integers only (the values are small, so int64 holds them exactly) */
+  if (mode == FRIT_ATOMIC_AND) return (double)((int64_t)old & (int64_t)u);
+  if (mode == FRIT_ATOMIC_OR) return (double)((int64_t)old | (int64_t)u);
+  if (mode == FRIT_ATOMIC_XOR) return (double)((int64_t)old ^ (int64_t)u);
   if (mode == FRIT_ATOMIC_ADD) return old + u;
   if (mode == FRIT_ATOMIC_MIN) return is_float && (isnan(old) || isnan(u)) ? NAN : (u < old ? u : old);
   if (mode == FRIT_ATOMIC_MAX) return is_float && (isnan(old) || isnan(u)) ? NAN : (u > old ? u : old);
@@ -53,7 +60,8 @@ static void reference(frit_atomic_op mode, int64_t rows, int64_t inner, const do
 }
 
 static const char *mode_name(frit_atomic_op m) {
-  return m == FRIT_ATOMIC_ADD ? "add" : m == FRIT_ATOMIC_MIN ? "min" : m == FRIT_ATOMIC_MAX ? "max" : "set";
+  return m == FRIT_ATOMIC_ADD ? "add" : m == FRIT_ATOMIC_MIN ? "min" : m == FRIT_ATOMIC_MAX ? "max"
+       : m == FRIT_ATOMIC_AND ? "and" : m == FRIT_ATOMIC_OR ? "or" : m == FRIT_ATOMIC_XOR ? "xor" : "set";
 }
 
 /* One scatter of dtype dt into x of shape (rows, inner...) given as (rows, d1[, d2]). */
@@ -151,6 +159,14 @@ static void test_modes(void) {
     run_case(FRIT_F32, modes[m], 2, s2, 13, 0, 1, 1, 1);
     run_case(FRIT_I32, modes[m], 2, big, 64, 0, 1, 0, 1);
   }
+  /* the bitwise modes on i32 and bool: compiled, interpreted, unfused, fused producers */
+  static const frit_atomic_op bw[] = {FRIT_ATOMIC_AND, FRIT_ATOMIC_OR, FRIT_ATOMIC_XOR};
+  for (size_t m = 0; m < 3; m++)
+    for (size_t d = 1; d < 3; d++)
+      for (int s = 0; s < ns + 1; s++) {
+        run_case(dts[d], bw[m], shapes[s].nd, shapes[s].d, shapes[s].nidx, s % 2, 4, 0, (s / 2) % 2 && dts[d] != FRIT_BOOL);
+        if (s == 1) run_case(dts[d], bw[m], shapes[s].nd, shapes[s].d, shapes[s].nidx, 0, 1, 1, 0);
+      }
 }
 
 /* Symbolic sizes: one program for several row counts and index lengths. */
@@ -205,8 +221,12 @@ static void test_schedule_and_errors(void) {
   }
   /* a scalar update broadcasts; an f64 one is cast to f32 */
   CHECK(frit_scatter(ctx, x, ix, frit_scalar_f(ctx, FRIT_F64, 2.5), FRIT_ATOMIC_ADD) != NULL);
-  CHECK(frit_scatter(ctx, x, ix, u, FRIT_ATOMIC_AND) == NULL);
-  CHECK(strstr(frit_error(ctx), "scatter") != NULL);
+  CHECK(frit_scatter(ctx, x, ix, u, FRIT_ATOMIC_AND) == NULL); /* bitwise modes on floats */
+  CHECK(strstr(frit_error(ctx), "scatter") != NULL && strstr(frit_error(ctx), "mode and") != NULL &&
+        strstr(frit_error(ctx), "f32") != NULL);
+  CHECK(frit_scatter(ctx, x, ix, u, FRIT_ATOMIC_XOR) == NULL);
+  CHECK(strstr(frit_error(ctx), "mode xor") != NULL);
+  CHECK(frit_scatter(ctx, x, ix, u, FRIT_ATOMIC_COUNT_) == NULL);
   CHECK(frit_scatter(ctx, frit_scalar_f(ctx, FRIT_F32, 1), ix, u, FRIT_ATOMIC_ADD) == NULL);
   CHECK(frit_scatter(ctx, x, frit_input(ctx, "i2", FRIT_I64, 2, bad_id), u, FRIT_ATOMIC_ADD) == NULL);
   CHECK(frit_scatter(ctx, x, frit_input(ctx, "fi", FRIT_F32, 1, id), u, FRIT_ATOMIC_ADD) == NULL);

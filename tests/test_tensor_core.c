@@ -264,14 +264,19 @@ static void test_shape_of(void) {
                                      (frit_uop *[]){frit_uop_new(ctx, FRIT_OP_RESHAPE, FRIT_F32, (frit_uop *[]){x0, c2, c3, c1}, 4, NULL), c2, c3, c3}, 4, NULL);
   frit_uop *bad_alu = frit_binary(ctx, FRIT_OP_ADD, x0, frit_const_float(ctx, FRIT_F32, 1.0));
   frit_uop *bad_shrink = frit_uop_new(ctx, FRIT_OP_SHRINK, FRIT_F32, (frit_uop *[]){x0, c1, c1, c2, frit_const_int(ctx, FRIT_I64, 4)}, 5, NULL);
+  /* a RANGE is a 0-d kernel scalar (explicit kernels), but a loop-level REDUCE is no tensor */
   frit_uop *rng = frit_range(ctx, c3, 0, FRIT_AXIS_LOOP);
+  frit_arg radd;
+  memset(&radd, 0, sizeof radd);
+  radd.i0 = FRIT_OP_ADD;
+  frit_uop *red = frit_uop_new(ctx, FRIT_OP_REDUCE, FRIT_I64, (frit_uop *[]){rng, rng}, 2, &radd);
   CHECK(frit_tensor_of(ctx, bad_reshape) == NULL);
   CHECK(strstr(frit_error(ctx), "RESHAPE") != NULL);
   CHECK(frit_tensor_of(ctx, bad_expand) == NULL);
   CHECK_EQ_STR(shp(ctx, frit_tensor_of(ctx, ok_expand)), "(2, 3, 3)");
   CHECK(frit_tensor_of(ctx, bad_alu) == NULL);
   CHECK(frit_tensor_of(ctx, bad_shrink) == NULL);
-  CHECK(frit_tensor_of(ctx, rng) == NULL);
+  CHECK(frit_tensor_of(ctx, red) == NULL);
   CHECK(strstr(frit_error(ctx), "not a tensor-level op") != NULL);
   frit_ctx_free(ctx);
 }

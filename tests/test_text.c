@@ -185,6 +185,24 @@ static frit_uop *build_all_ops(frit_ctx *ctx) {
   frit_uop *iff = MK(IF, FRIT_VOID, gate, grp, bar);
   frit_uop *end = MK(END, FRIT_VOID, iff, r0);
   vals[nv++] = MKA(KERNEL, FRIT_VOID, arg_str("k\"0", 3), end);
+  /* shader-like code: an explicit kernel (element addresses, numbered reads, an inner loop with
+   * break/continue) and a host loop with one carried value */
+  frit_uop *rk = frit_range(ctx, len, 2, FRIT_AXIS_LOOP);
+  frit_uop *addr = MK(INDEX, f32p, buf, rk); /* element address of a tensor-level node */
+  frit_uop *rd = MKA(LOAD, FRIT_F32, arg_i(0, 1), addr);
+  frit_uop *then_ = MK(SEQ, FRIT_VOID, MK(BREAK, FRIT_VOID, rk));
+  frit_uop *else_ = MK(SEQ, FRIT_VOID, MK(CONTINUE, FRIT_VOID, rk));
+  frit_uop *ifk = MK(IF, FRIT_VOID, frit_binary(ctx, FRIT_OP_CMPLT, rd, fa), then_, else_);
+  frit_uop *atk = MKA(ATOMIC, FRIT_F32, arg_i(FRIT_ATOMIC_ADD, 2), addr, fa);
+  frit_uop *seq = MK(SEQ, FRIT_VOID, rd, MK(STORE, FRIT_VOID, addr, rd), atk, ifk, MK(SEQ, FRIT_VOID));
+  frit_uop *ek = MKA(KERNEL, FRIT_VOID, arg_str("ek", 2), MK(END, FRIT_VOID, seq, rk), buf);
+  vals[nv++] = MK(AFTER, FRIT_F32, buf, ek);
+  frit_uop *ivar = frit_var(ctx, "loop7", INT64_MIN, INT64_MAX);
+  frit_uop *carry = MKA(CARRY, FRIT_F32, arg_i(7, 0), sixteen);
+  frit_uop *next = frit_binary(ctx, FRIT_OP_ADD, carry, carry);
+  frit_uop *loop = MKA(LOOP, FRIT_VOID, arg_i(1, 7), frit_const_int(ctx, FRIT_I64, 0), len, one, ivar, carry, buf, next,
+                       frit_const_int(ctx, FRIT_BOOL, 0));
+  vals[nv++] = MK(AFTER, FRIT_F32, carry, loop);
   return frit_sink(ctx, vals, nv);
 }
 

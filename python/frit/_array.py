@@ -1,5 +1,6 @@
 """frit.Array: a concrete numpy buffer or a lazy node of a session's graph; operand conversion
-(weak Python scalars per NEP 50), the generic lazy-op constructor `apply`, operators, methods."""
+(weak Python scalars per NEP 50), the generic lazy-op constructor `apply`, operators, methods.
+An Array is a mutable wrapper: in-place writes rebind it to a new node (frit._control.rebind)."""
 import itertools
 import operator
 
@@ -26,23 +27,27 @@ _leaf_ids = itertools.count()
 
 
 def _abstract_error(node):
+    sc = node.scope
+    if sc is not None:
+        return sc.value_error()
     return FritTypeError(
         "the value of a traced (abstract) array is not known while tracing: Python control flow "
         "(if/while/bool/int/float) on traced values is not supported; use frit.where for "
-        "selections (frit.loop / frit.if_ are the coming control-flow API), or mark the argument "
-        "static (static_argnums)")
+        "selections and frit.loop / frit.if_ for control flow, or mark the argument static "
+        "(static_argnums)")
 
 
 class Node:
     """The value behind an Array. Concrete: `np` holds the data (storage dtype, C-contiguous).
     Lazy: `expr` = (build, operand nodes, params) and `t` the tensor in session `sess`.
     Abstract (a jit tracer input): neither np nor expr. `t`/`sid` cache a concrete node's input
-    tensor per session; `scalar` marks a weak Python scalar (a CONST when traced)."""
+    tensor per session; `scalar` marks a weak Python scalar (a CONST when traced). `scope`: the
+    frit._control scope a kernel scalar or host-loop body value belongs to (None: a plain value)."""
     __slots__ = ("np", "expr", "sess", "sid", "t", "shape", "dtype", "scalar", "nops",
-                 "abstract", "dptr", "__weakref__")
+                 "abstract", "dptr", "scope", "__weakref__")
 
     def __init__(self):
-        self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = None
+        self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = self.scope = None
         self.sid = 0
         self.nops = 0
         self.abstract = False
@@ -54,7 +59,14 @@ class Node:
 def _concrete_node(data, dt, scalar=None):
     n = Node()
     n.np, n.shape, n.dtype, n.scalar = data, data.shape, dt, scalar
+    if _rec is not None:  # made inside a host-loop body: a body-local value
+        _rec.record(n)
     return n
+
+
+# The innermost open host-loop scope of frit._control (it records every node made in its body),
+# or None. Set by frit._control only.
+_rec = None
 
 
 def _shape_of(t):
@@ -116,12 +128,19 @@ def apply(build, operands, params=()):
     cur = S._current
     nops = 1
     abstract = False
+    kern = None
     for n in nodes:
         if n.np is None:
             if sess is None or n.sess is cur:
                 sess = n.sess
             abstract = abstract or n.abstract
             nops += n.nops
+            sc = n.scope
+            if sc is not None:
+                if not sc.open:
+                    raise sc.closed_error()
+                if sc.kernel:
+                    kern = sc
     if sess is None:
         sess = S.current()
     elif len(nodes) > 1:
@@ -136,6 +155,7 @@ def apply(build, operands, params=()):
         raise sess.error()
     node = Node.__new__(Node)
     node.np = node.scalar = node.dptr = None
+    node.scope = kern
     node.sess, node.sid, node.t = sess, sid, t
     node.expr = (build, nodes, params)
     node.dtype = _BY_CODE[_tensor_dtype(t)]
@@ -147,7 +167,14 @@ def apply(build, operands, params=()):
         node.shape = tuple(shp) if min(shp) >= 0 else tuple(None if d < 0 else d for d in shp)
     node.abstract = abstract
     node.nops = nops
-    if nops > MAX_CHAIN and not abstract:
+    if kern is not None:  # a kernel scalar: recorded in its kernel, never realised
+        node.abstract = True
+        kern.record_pure(node)
+    elif _rec is not None:  # a value of a host-loop body: rebuilt per iteration
+        node.abstract = True
+        node.scope = _rec
+        _rec.record(node)
+    elif nops > MAX_CHAIN and not abstract:
         sess.realize([node])
         node.nops = 0
     a = Array.__new__(Array)
@@ -291,9 +318,12 @@ def is_weak(x):
 
 
 def operand(x):
-    """An operand that is not a weak scalar: Arrays as they are, the rest via asarray."""
+    """An operand that is not a weak scalar: Arrays as they are, frit.var values read, the rest
+    via asarray."""
     if isinstance(x, Array):
         return x
+    if isinstance(x, _control.Var):
+        return x._value()
     if isinstance(x, (str, bytes, dict, set)) or x is None:
         raise FritTypeError("unsupported operand type %s" % type(x).__name__)
     return asarray(x)
@@ -504,10 +534,16 @@ class Array:
         raise TypeError("unhashable type: 'frit.Array'")
 
     def __getitem__(self, idx):
+        if _control.kernel_open():
+            r = _control.kernel_getitem(self, idx)
+            if r is not None:
+                return r
         return _indexing.getitem(self, idx)
 
     def __setitem__(self, idx, value):
-        raise FritTypeError("frit arrays are immutable: use x = x.at[idx].set(value)")
+        """In place: inside frit.kernel an element store, else x is rebound to the functional
+        update x.at[idx].set(value) (numpy indexing, index arrays included)."""
+        _control.setitem(self, idx, value)
 
     def __copy__(self):
         return self.copy()
@@ -527,7 +563,9 @@ class Array:
         n = self._n
         if n.np is not None:
             return _wrap(_concrete_node(n.np.copy(), n.dtype))  # dptr differs: a new node
-        return _wrap(n)  # lazy values are immutable: sharing is a copy
+        # lazy: a node of its own (same tensor), so that rebinding or carrying one of the two
+        # Arrays in a host loop never affects the other
+        return apply(_b_ident, [self])
 
     def sum(self, axis=None, dtype=None, keepdims=False):
         return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -630,8 +668,13 @@ def _rdivmod(self, other):
 Array.__divmod__ = _divmod
 Array.__rdivmod__ = _rdivmod
 
+def _b_ident(ctx, ts):
+    return ts[0]
+
+
 from . import _ops  # noqa: E402  (circular: _ops builds on apply/Array)
 from . import _indexing  # noqa: E402
+from . import _control  # noqa: E402
 
 
 def _binop(name, fname, reflect=True, inplace=True):
@@ -659,7 +702,7 @@ def _binop(name, fname, reflect=True, inplace=True):
                 raise FritTypeError("Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
                                     "with casting rule 'same_kind'" % (fname, r.dtype, self.dtype))
             r = _ops.astype(r, self.dtype)
-        self._n = r._n
+        _control.rebind(self, r._n)
         return self
 
     setattr(Array, "__%s__" % name, fwd)
@@ -669,7 +712,7 @@ def _binop(name, fname, reflect=True, inplace=True):
         setattr(Array, "__i%s__" % name, inp)
 
 
-_OPERAND_TYPES = (Array, np.ndarray, np.generic, bool, int, float, list, tuple)
+_OPERAND_TYPES = (Array, np.ndarray, np.generic, bool, int, float, list, tuple, _control.Var)
 
 
 for _name, _f in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),

@@ -14,6 +14,8 @@ Semantics and limits (docs/python-api.md):
 - x.at[idx].op(v) returns a new array: v is cast to x's dtype and broadcast to x[idx].shape.
   Duplicate positions: add accumulates all of them, min/max combine all of them, set keeps the
   value that comes last in the C order of x[idx] ("last in index order wins").
+- frit.scatter(x, idx, v, mode) is the same functional update with every mode, also the bitwise
+  "and"/"or"/"xor" (integers and bool only; duplicates combine like np.bitwise_and.at).
 """
 import ctypes as C
 import operator
@@ -33,7 +35,7 @@ try:
 except AttributeError:  # pragma: no cover - an older libfrit
     _scatter = None
 
-ATOMIC = {"add": 0, "min": 1, "max": 2, "set": 6}  # frit_atomic_op
+ATOMIC = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5, "set": 6}  # frit_atomic_op
 
 # ---- builders with dims taken from the operands' own (possibly symbolic) shapes: realisation
 # replays graphs on duck-sized inputs (frit._session), where static reshape targets would not
@@ -418,10 +420,22 @@ def _values(v, x):
     return v if v.dtype is x.dtype else O.astype(v, x.dtype)
 
 
+def scatter(x, idx, values, mode="add"):
+    """A new array: x with values combined into x[idx] (numpy indexing) by mode, one of "add",
+    "min", "max", "and", "or", "xor" (integers/bool) or "set". Duplicate positions combine in
+    index order (set: the last wins), like np.add.at / np.bitwise_xor.at."""
+    if mode not in ATOMIC:
+        raise ValueError("frit.scatter: mode must be one of %s, not %r" % (", ".join(ATOMIC), mode))
+    return update(x, idx, values, mode)
+
+
 def update(x, idx, values, mode):
-    """Functional x.at[idx].<mode>(values), mode in set/add/min/max (see the module doc)."""
+    """Functional x.at[idx].<mode>(values), mode in ATOMIC (see the module doc)."""
     O = _ops()
     x = A.operand(x)
+    if mode in ("and", "or", "xor") and x.dtype.kind == "f":
+        raise FritTypeError("frit.scatter: mode %r needs an integer or bool array, not %s"
+                            % (mode, x.dtype))
     if _scatter is None:
         raise FritError("this libfrit has no frit_scatter")
     xe, ents = _parse(x, idx)

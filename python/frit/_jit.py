@@ -270,9 +270,12 @@ class Jitted:
     """A function compiled by frit.jit. Call it like the function; f.lower(*args) gives the
     Compiled object; f.trace_count / f.compile_count count traces and frit_compile calls."""
 
-    def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True):
+    def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):
         if not callable(fn):
             raise FritTypeError("jit: %r is not callable" % (fn,))
+        if bounds is not None and bounds not in L.BOUNDS:
+            raise FritError("jit: bounds must be one of %s, not %r" % (", ".join(L.BOUNDS), bounds))
+        self._bounds = bounds
         if isinstance(static_argnums, int):
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
@@ -460,7 +463,7 @@ class Jitted:
     # ---- tracing
     def _session(self):
         if self._sess is None:
-            self._sess = S.Session()
+            self._sess = S.Session(bounds=self._bounds)
         return self._sess
 
     def _trace(self, key, data, sizes, trees, dts):
@@ -623,10 +626,12 @@ class Jitted:
 L_MAX_DIMS = 16
 
 
-def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True):
+def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):
     """Compiles `fn` on first call per signature (decorator or call: frit.jit(f),
     @frit.jit, @frit.jit(static_argnums=1)). dynamic=True: dims other than 0/1 are symbolic, so
-    new sizes reuse the compiled code; dynamic=False: one compilation per concrete shape."""
+    new sizes reuse the compiled code; dynamic=False: one compilation per concrete shape.
+    bounds: out-of-range indices in explicit kernels, "clamp" / "check" / "unchecked" (None: the
+    frit.set_bounds setting when first traced)."""
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic)
-    return Jitted(fn, static_argnums, static_argnames, dynamic)
+        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds)
+    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds)

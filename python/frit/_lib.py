@@ -100,7 +100,11 @@ class Binding(C.Structure):
 
 class CompileOpts(C.Structure):
     _fields_ = [("cc", C.c_char_p), ("cflags", C.c_char_p), ("cache_dir", C.c_char_p),
-                ("threads", C.c_int), ("no_fusion", C.c_int), ("interpret", C.c_int)]
+                ("threads", C.c_int), ("no_fusion", C.c_int), ("interpret", C.c_int),
+                ("bounds", C.c_int)]
+
+
+BOUNDS = {"clamp": 0, "check": 1, "unchecked": 2}  # FRIT_BOUNDS_*
 
 
 _PROTOS = {
@@ -169,6 +173,29 @@ _PROTOS = {
     "frit_program_kernel_ops": (C.c_char_p, [_p, C.c_int]),
     "frit_program_kernel_launch": (C.c_char_p, [_p, C.c_int]),
     "frit_program_source": (C.c_char_p, [_p]),
+    # shader-like code: explicit kernels, host loops (bound lazily: _Missing until the library
+    # exports them)
+    "frit_kernel_begin": (C.c_int, [_p, C.c_char_p, C.c_int, C.POINTER(_p), C.POINTER(_p)]),
+    "frit_kernel_begin_static": (C.c_int, [_p, C.c_char_p, C.c_int, _i64p, C.POINTER(_p)]),
+    "frit_kernel_load": (_p, [_p, _p, C.c_int, C.POINTER(_p)]),
+    "frit_kernel_store": (C.c_int, [_p, _p, C.c_int, C.POINTER(_p), _p]),
+    "frit_kernel_atomic": (_p, [_p, C.c_int, _p, C.c_int, C.POINTER(_p), _p]),
+    "frit_kernel_var": (C.c_int, [_p, C.c_uint32, _p]),
+    "frit_kernel_var_get": (_p, [_p, C.c_int]),
+    "frit_kernel_var_set": (C.c_int, [_p, C.c_int, _p]),
+    "frit_kernel_end": (C.c_int, [_p]),
+    "frit_kernel_written": (C.c_int, [_p, C.c_int, C.POINTER(_p), C.POINTER(_p)]),
+    "frit_kernel_loop_begin": (C.c_int, [_p, _p, _p, _p, C.POINTER(_p)]),
+    "frit_kernel_loop_end": (C.c_int, [_p]),
+    "frit_kernel_if_begin": (C.c_int, [_p, _p]),
+    "frit_kernel_else": (C.c_int, [_p]),
+    "frit_kernel_if_end": (C.c_int, [_p]),
+    "frit_kernel_break": (C.c_int, [_p]),
+    "frit_kernel_continue": (C.c_int, [_p]),
+    "frit_host_loop_begin": (C.c_int, [_p, _p, _p, _p, C.c_int, C.POINTER(_p), C.POINTER(_p),
+                                       C.POINTER(_p)]),
+    "frit_host_loop_end": (C.c_int, [_p, C.POINTER(_p), _p, C.POINTER(_p)]),
+    "frit_indices": (C.c_int, [_p, C.c_int, C.POINTER(_p), C.POINTER(_p)]),
 }
 
 
@@ -620,14 +647,15 @@ class Program:
 
 
 def compile(outputs, ctx=None, cc=None, cflags=None, cache_dir=None, threads=0, no_fusion=False,
-            interpret=False):
+            interpret=False, bounds="clamp"):
     """Compiles tensors (a Tensor or a list of them) into a Program."""
     if isinstance(outputs, Tensor):
         outputs = [outputs]
     outputs = list(outputs)
     ctx = ctx or outputs[0].ctx
     enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-    o = CompileOpts(enc(cc), enc(cflags), enc(cache_dir), threads, int(no_fusion), int(interpret))
+    o = CompileOpts(enc(cc), enc(cflags), enc(cache_dir), threads, int(no_fusion), int(interpret),
+                    BOUNDS[bounds])
     p = fn["frit_compile"](ctx.ptr, _ptrarr(t.ptr for t in outputs), len(outputs), C.byref(o))
     if not p:
         raise FritError("frit_compile: " + ctx.error())

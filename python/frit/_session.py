@@ -88,6 +88,7 @@ _const_int = fn["frit_const_int"]
 _var = fn["frit_var"]
 
 NODE_LIMIT = 4_000_000
+DEFAULT_BOUNDS = "clamp"  # frit_compile_opts.bounds of new sessions (frit.set_bounds)
 VAR_LO, VAR_HI = 2, 2 ** 31 - 1  # products of two dims stay in i64 range analysis
 # Realisation buckets dims: up to SMALL_HI a variable "n<j>" bounded by it (so range analysis of
 # a product of three dims, a flatten, stays within i64), above it "N<j>" up to VAR_HI.
@@ -174,13 +175,17 @@ class Session:
     """One frit_ctx and what lives in it: lazy graphs, canonical inputs, compiled programs."""
 
     def __init__(self, cache_dir=None, threads=0, interpret=False, no_fusion=False, cc=None,
-                 cflags=None):
+                 cflags=None, bounds=None):
+        if bounds is not None and bounds not in L.BOUNDS:
+            raise FritError("Session: bounds must be one of %s, not %r"
+                            % (", ".join(L.BOUNDS), bounds))
         self.ptr = _ctx_new()
         if not self.ptr:
             raise MemoryError("frit_ctx_new failed")
         enc = lambda s: s.encode() if s is not None else None  # noqa: E731
         self.opts = L.CompileOpts(enc(cc), enc(cflags), enc(cache_dir), int(threads),
-                                  int(no_fusion), int(interpret))
+                                  int(no_fusion), int(interpret),
+                                  L.BOUNDS[bounds or DEFAULT_BOUNDS])
         self._programs = {}
         self._canon = {}     # (slot, dtype code, dimspec) -> canonical input tensor
         self._vars = {}      # duck-size variable -> DEFINE_VAR node "n<j>" / "N<j>"

@@ -3,6 +3,7 @@
  * (keyed by a hash of source, compiler, flags and compiler version; written atomically with
  * rename, so concurrent processes are safe) and in memory per ctx (hash -> dlopen handle). */
 #include "codegen/cg_internal.h"
+#include "codegen/structured.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -340,13 +341,16 @@ frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, con
       cg_free(&src);
       return NULL;
     }
-    K->opt = frit_codegen_optimize(ctx, asts[k], &K->g0_extent);
+    /* structured (explicit) kernels: rendered statement by statement (structured.c) */
+    bool structured = cg_is_structured(asts[k]);
+    K->opt = structured ? asts[k] : frit_codegen_optimize(ctx, asts[k], &K->g0_extent);
     if (!K->opt) {
       cg_free(&src);
       return NULL;
     }
     char *lin = NULL;
-    char *text = frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars, &lin);
+    char *text = structured ? cg_render_structured(ctx, asts[k], fn, vars, nvars, &K->g0_extent)
+                            : frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars, &lin);
     if (!text) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", frit_error(ctx));
@@ -355,7 +359,7 @@ frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, con
       cg_free(&src);
       return NULL;
     }
-    K->linear = lin ? ctx_strdup(ctx, lin) : "";
+    K->linear = lin ? ctx_strdup(ctx, lin) : structured ? ctx_strdup(ctx, text) : "";
     free(lin);
     cg_printf(&src, "\n/* kernel %d: %s */\n", k, K->name);
     cg_puts(&src, text);

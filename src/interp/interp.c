@@ -331,7 +331,7 @@ static int eval_value(frit_interp *I, frit_uop *u) {
 
 enum { D_INIT, D_OPEN, D_BODY, D_NEXT };
 
-static frit_scalar reduce_identity(frit_op op, frit_dtype dt) {
+frit_scalar frit_interp_reduce_identity(frit_op op, frit_dtype dt) {
   frit_scalar z = zero_scalar();
   bool fl = frit_dtype_is_float(dt);
   int64_t lo, hi;
@@ -376,7 +376,7 @@ static int step_loop(frit_interp *I, frit_iframe *f, frit_uop *u) {
       if (red) {
         if (rop < 0 || rop >= FRIT_OP_COUNT_ || !(frit_op_flags(rop) & FRIT_F_BINARY))
           return fail(I, u, "bad reduce op %" PRId64, u->arg.i0);
-        for (int l = 0; l < lanes_of(u->dtype); l++) V(I, u)[l] = reduce_identity(rop, sdt);
+        for (int l = 0; l < lanes_of(u->dtype); l++) V(I, u)[l] = frit_interp_reduce_identity(rop, sdt);
       }
       for (int j = 1; j <= nr; j++)
         if (u->src[j]->op != FRIT_OP_RANGE) return fail(I, u, "source %d is not a RANGE", j);
@@ -542,6 +542,10 @@ frit_status frit_interpret(frit_ctx *ctx, frit_uop *root, void *const *bufs, con
   if (!root) return frit_set_error(ctx, FRIT_ERR_INVALID, "interpret: NULL root");
   if (nbufs < 0 || nvars < 0 || (nvars > 0 && !vars))
     return frit_set_error(ctx, FRIT_ERR_INVALID, "interpret: bad buffer or variable list");
+  /* kernels with statements (SEQ) run with statement semantics, one point at a time */
+  frit_status sst;
+  if (frit_interp_is_structured(root, &sst)) return frit_interpret_seq(ctx, root, bufs, bufsizes, nbufs, vars, nvars, out);
+  if (sst != FRIT_OK) return frit_set_error(ctx, sst, "interpret: out of memory");
   frit_interp I;
   memset(&I, 0, sizeof I);
   I.ctx = ctx;

@@ -1,5 +1,6 @@
-/* Internal state of the reference interpreter (frit_interpret), shared by its two files:
- * interp_sets.c computes which loop ranges each node's cached value depends on, interp.c runs. */
+/* Internal state of the reference interpreter (frit_interpret), shared by its files:
+ * interp_sets.c computes which loop ranges each node's cached value depends on, interp.c runs;
+ * interp_seq*.c run structured kernels (SEQ) with statement semantics. */
 #ifndef FRIT_INTERP_INTERP_H
 #define FRIT_INTERP_INTERP_H
 
@@ -60,5 +61,14 @@ typedef struct frit_interp {
 
 /* Fills rix, nr, dyn, set_off/set_len/sets. Returns FRIT_OK or FRIT_ERR_NOMEM (error set). */
 frit_status frit_interp_compute_sets(frit_interp *I);
+
+/* The starting value of a REDUCE with ALU op `op` over dtype dt (0, 1, -inf/min, +inf/max, ~0). */
+frit_scalar frit_interp_reduce_identity(frit_op op, frit_dtype dt);
+
+/* Structured kernels (interp_seq.c): whether the graph has a SEQ (*st: FRIT_ERR_NOMEM on OOM),
+ * and frit_interpret's statement-semantics counterpart that runs them. */
+bool frit_interp_is_structured(frit_uop *root, frit_status *st);
+frit_status frit_interpret_seq(frit_ctx *ctx, frit_uop *root, void *const *bufs, const size_t *bufsizes, int nbufs,
+                               const frit_binding *vars, int nvars, frit_scalar *out);
 
 #endif

@@ -58,8 +58,20 @@ static void describe(FILE *out, const frit_uop *u, bool with_sources) {
     const char *name = frit_fmt_atomic_name(a->i0);
     if (name) fprintf(out, " %s", name);
     else fprintf(out, " op=%" PRId64, a->i0);
+    if (a->i1) fprintf(out, " serial=%" PRId64, a->i1);
     break;
   }
+  case FRIT_OP_LOAD:
+    /* explicit kernels number their reads so that reads at different program points differ */
+    if (a->i0) fprintf(out, " i0=%" PRId64, a->i0);
+    if (a->i1) fprintf(out, " serial=%" PRId64, a->i1);
+    break;
+  case FRIT_OP_LOOP:
+    fprintf(out, " carries=%" PRId64 " id=%" PRId64, a->i0, a->i1);
+    break;
+  case FRIT_OP_CARRY:
+    fprintf(out, " loop=%" PRId64 " slot=%" PRId64, a->i0, a->i1);
+    break;
   case FRIT_OP_DEFINE_GLOBAL:
     fprintf(out, " param=%" PRId64, a->i0);
     if (a->i1 >= 0) fprintf(out, " size=%" PRId64, a->i1);
@@ -69,9 +81,9 @@ static void describe(FILE *out, const frit_uop *u, bool with_sources) {
     break;
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST: case FRIT_OP_BIND:
   case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE:
-  case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS:
+  case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS:
   case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_INDEX:
-  case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_NEG: case FRIT_OP_NOT:
+  case FRIT_OP_STORE: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_NEG: case FRIT_OP_NOT:
   case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP:
   case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN:
   case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:

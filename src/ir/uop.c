@@ -364,10 +364,23 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
     if (!frit_dtype_is_ptr(dt) && dt == src[0]->dtype && frit_dtype_is_int(src[1]->dtype) &&
         (nsrc < 3 || frit_dtype_is_bool(src[2]->dtype)))
       return FRIT_OK;
+    /* Element address of explicit kernels (docs/ir.md, "Shader-like code"): INDEX(t, idx[, gate])
+     * of a tensor-level node t, typed as a global pointer to t's element dtype. */
+    if (frit_dtype_is_ptr(dt) && !frit_dtype_is_ptr(src[0]->dtype) && frit_dtype_kind(src[0]->dtype) != FRIT_VOID &&
+        frit_dtype_lanes(src[0]->dtype) == 1 && frit_dtype_kind(dt) == frit_dtype_kind(src[0]->dtype) &&
+        frit_dtype_lanes(dt) == 1 && frit_dtype_addrspace(dt) == FRIT_ADDR_GLOBAL && frit_dtype_is_int(src[1]->dtype) &&
+        (nsrc < 3 || frit_dtype_is_bool(src[2]->dtype)))
+      return FRIT_OK;
     if (!frit_dtype_is_ptr(src[0]->dtype) || !frit_dtype_is_int(src[1]->dtype) ||
         (nsrc == 3 && !frit_dtype_is_bool(src[2]->dtype)))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op INDEX: needs (pointer, integer index[, bool gate]), got (%s, %s)",
                             dtname(src[0]->dtype, b0), dtname(src[1]->dtype, b1));
+    return FRIT_OK;
+  case FRIT_OP_LOOP:
+    /* start, end, step, index var, then k carries, k inits, k nexts, and stop */
+    if ((nsrc - 5) % 3 != 0 || arg->i0 != (nsrc - 5) / 3)
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "op LOOP: %d sources do not match i0 = %lld carries (5 + 3k)",
+                            nsrc, (long long)arg->i0);
     return FRIT_OK;
   case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS:
     if (!frit_dtype_is_ptr(src[0]->dtype))
@@ -376,7 +389,7 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
     return FRIT_OK;
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_BIND: case FRIT_OP_SINK: case FRIT_OP_GROUP:
   case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND:
-  case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE:
+  case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE:
   case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER:
   case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG:
     return FRIT_OK;

@@ -62,6 +62,34 @@ static bool distinct_ints(const frit_arg *a, int64_t bound) {
   return true;
 }
 
+/* A kernel body in statement form: SEQ, or END(SEQ, ranges...). */
+static bool is_structured_body(const frit_uop *b) {
+  return b->op == FRIT_OP_SEQ || (b->op == FRIT_OP_END && b->src[0]->op == FRIT_OP_SEQ);
+}
+
+/* LOOP(start, end, step, ivar, P_0..P_{k-1}, init_0.., next_0.., stop), arg.i0 = k, arg.i1 = id. */
+static frit_status check_loop(frit_ctx *ctx, const frit_uop *u) {
+  frit_uop *const *s = u->src;
+  int64_t k = u->arg.i0;
+  char b0[48];
+  if (!is_void(u->dtype)) return fail(ctx, u, "dtype must be void");
+  if (k < 0 || (int64_t)u->nsrc != 5 + 3 * k) return fail(ctx, u, "needs 5 + 3k sources with k = i0");
+  if (u->arg.i1 < 0) return fail(ctx, u, "loop id i1 must be >= 0");
+  for (uint32_t i = 0; i < 3; i++)
+    if (s[i]->dtype != FRIT_I64) return fail(ctx, u, "start, end and step must be i64 (source %" PRIu32 ")", i);
+  if (s[3]->op != FRIT_OP_DEFINE_VAR) return fail(ctx, u, "source 3 (the index variable) must be a DEFINE_VAR");
+  for (int64_t j = 0; j < k; j++) {
+    const frit_uop *p = s[4 + j], *init = s[4 + k + j], *next = s[4 + 2 * k + j];
+    if (p->op != FRIT_OP_CARRY || p->arg.i0 != u->arg.i1 || p->arg.i1 != j)
+      return fail(ctx, u, "source %" PRId64 " must be CARRY slot %" PRId64 " of loop %" PRId64, 4 + j, j, u->arg.i1);
+    if (init->dtype != p->dtype || next->dtype != p->dtype)
+      return fail(ctx, u, "init and next of carry %" PRId64 " must have its dtype %s", j,
+                  frit_dtype_name(p->dtype, b0, sizeof b0));
+  }
+  if (s[4 + 3 * k]->dtype != FRIT_BOOL) return fail(ctx, u, "stop (last source) must be bool");
+  return FRIT_OK;
+}
+
 static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
   frit_op op = (frit_op)u->op;
   frit_dtype dt = u->dtype;
@@ -108,9 +136,19 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
     if (s[0]->op != FRIT_OP_DEFINE_VAR) return fail(ctx, u, "source 0 must be a DEFINE_VAR");
     if (s[1]->dtype != s[0]->dtype) return fail(ctx, u, "bound value must have the variable's dtype");
     return FRIT_OK;
-  case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL:
+  case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_BARRIER:
     if (!is_void(dt)) return fail(ctx, u, "dtype must be void");
     return op == FRIT_OP_SINK ? FRIT_OK : check_deps(ctx, u, 0);
+  case FRIT_OP_KERNEL:
+    if (!is_void(dt)) return fail(ctx, u, "dtype must be void");
+    if (n > 0 && is_structured_body(s[0])) {
+      /* explicit kernel KERNEL(body, tensors...): the tensor-level nodes its body references */
+      for (uint32_t i = 1; i < n; i++)
+        if (is_void(s[i]->dtype) || frit_dtype_is_ptr(s[i]->dtype))
+          return fail(ctx, u, "source %" PRIu32 " must be a tensor-level value the body references", i);
+      return FRIT_OK;
+    }
+    return check_deps(ctx, u, 0);
   case FRIT_OP_AFTER:
     if (dt != s[0]->dtype) return fail(ctx, u, "dtype must be source 0's dtype");
     return check_deps(ctx, u, 1);
@@ -137,18 +175,28 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
     if (!is_assoc_alu(a->i0) || a->i1 < 0) return fail(ctx, u, "needs an associative ALU op in i0 and an axis in i1");
     return FRIT_OK;
   case FRIT_OP_SCATTER:
-    if (a->i0 != FRIT_ATOMIC_ADD && a->i0 != FRIT_ATOMIC_MIN && a->i0 != FRIT_ATOMIC_MAX && a->i0 != FRIT_ATOMIC_XCHG)
-      return fail(ctx, u, "i0 must be an atomic op ADD, MIN, MAX or XCHG");
+    if (a->i0 < 0 || a->i0 >= FRIT_ATOMIC_COUNT_) return fail(ctx, u, "i0 must be a frit_atomic_op");
+    if ((a->i0 == FRIT_ATOMIC_AND || a->i0 == FRIT_ATOMIC_OR || a->i0 == FRIT_ATOMIC_XOR) && frit_dtype_is_float(dt))
+      return fail(ctx, u, "bitwise modes AND, OR, XOR need an integer or bool dtype");
     if (s[1]->dtype != FRIT_I64 || dt != s[0]->dtype || s[2]->dtype != dt)
       return fail(ctx, u, "needs i64 indices and updates of x's dtype");
     return FRIT_OK;
-  case FRIT_OP_SEQ: case FRIT_OP_LOOP:
+  case FRIT_OP_SEQ:
     if (!is_void(dt)) return fail(ctx, u, "dtype must be void");
+    /* values are "evaluate here": reads (LOAD), or what scheduling made of a read of a tensor the
+     * kernel does not write (any pure value) */
+    for (uint32_t i = 0; i < n; i++)
+      if (frit_dtype_is_ptr(s[i]->dtype))
+        return fail(ctx, u, "source %" PRIu32 " (%s) must be a statement (an effect) or a value evaluated at this point",
+                    i, frit_op_name((frit_op)s[i]->op));
     return FRIT_OK;
   case FRIT_OP_BREAK: case FRIT_OP_CONTINUE:
     if (!is_void(dt) || s[0]->op != FRIT_OP_RANGE) return fail(ctx, u, "needs void dtype and a RANGE source");
     return FRIT_OK;
+  case FRIT_OP_LOOP: return check_loop(ctx, u);
   case FRIT_OP_CARRY:
+    if (is_void(dt) || frit_dtype_is_ptr(dt)) return fail(ctx, u, "dtype must be a value dtype");
+    if (a->i0 < 0 || a->i1 < 0) return fail(ctx, u, "needs a loop id i0 >= 0 and a slot i1 >= 0");
     for (uint32_t i = 0; i < n; i++)
       if (s[i]->dtype != FRIT_I64) return fail(ctx, u, "dims must be i64");
     return FRIT_OK;
@@ -194,6 +242,15 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
     return FRIT_OK;
   }
   case FRIT_OP_INDEX:
+    if (!frit_dtype_is_ptr(s[0]->dtype)) {
+      /* tensor-level forms: the element (scheduler) or the element address (explicit kernels) */
+      if (is_void(s[0]->dtype)) return fail(ctx, u, "source 0 must be a pointer or a tensor-level value");
+      if (dt == s[0]->dtype) return FRIT_OK;
+      if (dt != frit_dtype_ptr(s[0]->dtype, FRIT_ADDR_GLOBAL))
+        return fail(ctx, u, "element address of a tensor of %s must have dtype %s*",
+                    frit_dtype_name(s[0]->dtype, b0, sizeof b0), b0);
+      return FRIT_OK;
+    }
     if (!frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) != frit_dtype_kind(s[0]->dtype) ||
         frit_dtype_addrspace(dt) != frit_dtype_addrspace(s[0]->dtype))
       return fail(ctx, u, "dtype must be a pointer to the same element kind and address space as source 0");
@@ -332,6 +389,7 @@ static frit_status check_effects_closed(frit_ctx *ctx, frit_uop **nodes, size_t 
     case FRIT_OP_REDUCE: us = rset_minus_ranges(&pool, us, u, 1); break;
     case FRIT_OP_END: os = rset_minus_ranges(&pool, os, u, 1); break;
     case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS:
+    case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: /* these must sit inside the loop of their RANGE */
       os = rset_union(&pool, os, used[pos[u->src[0]->id]]);
       break;
     case FRIT_OP_SINK: case FRIT_OP_KERNEL:
@@ -341,18 +399,22 @@ static frit_status check_effects_closed(frit_ctx *ctx, frit_uop **nodes, size_t 
         const frit_uop *eff = NULL;
         for (size_t j = 0; j < k && !eff; j++) {
           frit_uop *e = nodes[j];
-          if ((e->op == FRIT_OP_STORE || e->op == FRIT_OP_ATOMIC || e->op == FRIT_OP_ATOMIC_CAS) &&
+          if ((e->op == FRIT_OP_STORE || e->op == FRIT_OP_ATOMIC || e->op == FRIT_OP_ATOMIC_CAS ||
+               e->op == FRIT_OP_BREAK || e->op == FRIT_OP_CONTINUE) &&
               rset_has(used[pos[e->src[0]->id]], r))
             eff = e;
         }
         st = fail(ctx, u, "effect %%%" PRIu32 " %s indexes by RANGE %%%" PRIu32 " but no END closes that range before this %s",
                   eff ? eff->id : 0, eff ? frit_op_name((frit_op)eff->op) : "?", r, frit_op_name((frit_op)u->op));
       }
+      /* A kernel's ranges are its own: a later kernel storing into AFTER(t, this kernel) does
+       * not index by them (they are not the same loops even when hash-consed alike). */
+      if (u->op == FRIT_OP_KERNEL) us = os = NULL;
       break;
     case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
     case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL:
     case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK:
-    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
+    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
     case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX:
     case FRIT_OP_LOAD: case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT:
     case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG:

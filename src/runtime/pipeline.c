@@ -42,10 +42,10 @@ static bool same_str(const char *a, const char *b) {
 }
 
 static frit_rt_compiled *rt_cache_find(rt_cache *c, frit_uop *const *outs, int n, int no_fusion,
-                                       int interpret, const frit_cg_config *cfg) {
+                                       int interpret, int bounds, const frit_cg_config *cfg) {
   for (size_t i = 0; i < c->n; i++) {
     frit_rt_compiled *e = c->items[i];
-    if (e->noutputs != n || e->no_fusion != no_fusion || e->interpret != interpret) continue;
+    if (e->noutputs != n || e->no_fusion != no_fusion || e->interpret != interpret || e->bounds != bounds) continue;
     if (memcmp(e->outputs, outs, (size_t)n * sizeof *outs)) continue;
     if (!interpret && (!same_str(e->cc, cfg->cc) || !same_str(e->cflags, cfg->cflags))) continue;
     return e;
@@ -187,7 +187,7 @@ frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c) {
 
 /* The passes in order. Each hands the next a graph the verifier has accepted. */
 static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int n,
-                                      const frit_cg_config *cfg, int no_fusion, int interpret) {
+                                      const frit_cg_config *cfg, int no_fusion, int interpret, int bounds) {
   frit_rt_compiled *c = frit_arena_alloc(&ctx->arena, sizeof *c);
   if (!c) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
@@ -197,6 +197,7 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
   c->noutputs = n;
   c->no_fusion = no_fusion;
   c->interpret = interpret;
+  c->bounds = bounds;
   c->cc = cfg->cc;
   c->cflags = cfg->cflags;
 
@@ -210,7 +211,7 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
     }
   }
   /* 2. schedule: realize decisions, rangeify, kernels, memory plan */
-  c->sched = frit_schedule_build(ctx, outs, n, no_fusion);
+  c->sched = frit_schedule_build_bounds(ctx, outs, n, no_fusion, bounds);
   if (!c->sched) return NULL;
   /* 3. each kernel AST is well-formed loop-level IR */
   for (int k = 0; k < c->sched->nkernels; k++) {
@@ -263,17 +264,22 @@ frit_program *frit_compile(frit_ctx *ctx, frit_tensor *const *outputs, int noutp
   if (frit_codegen_config(ctx, opts, &cfg) != FRIT_OK) return NULL;
   int no_fusion = opts ? opts->no_fusion != 0 : 0;
   int interpret = opts ? opts->interpret != 0 : 0;
+  int bounds = opts ? opts->bounds : FRIT_BOUNDS_CLAMP;
+  if (bounds < FRIT_BOUNDS_CLAMP || bounds > FRIT_BOUNDS_UNCHECKED) {
+    frit_set_error(ctx, FRIT_ERR_INVALID, "compile: unknown bounds policy %d (0 clamp, 1 check, 2 unchecked)", bounds);
+    return NULL;
+  }
   rt_cache *cache = rt_cache_get(ctx, true);
   if (!cache) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
     return NULL;
   }
-  frit_rt_compiled *c = rt_cache_find(cache, outs, noutputs, no_fusion, interpret, &cfg);
+  frit_rt_compiled *c = rt_cache_find(cache, outs, noutputs, no_fusion, interpret, bounds, &cfg);
   if (c) {
     cache->stats.hits++;
   } else {
     cache->stats.compiles++;
-    c = run_pipeline(ctx, outs, noutputs, &cfg, no_fusion, interpret);
+    c = run_pipeline(ctx, outs, noutputs, &cfg, no_fusion, interpret, bounds);
     if (!c) return NULL;
     if (!rt_cache_add(cache, c)) {
       frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");

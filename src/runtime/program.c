@@ -1,5 +1,6 @@
-/* Compiled programs: binding variables, sizing and planning memory, launching the kernels on
- * the thread pool (or the reference interpreter), and the queries and printers of the API. */
+/* Compiled programs: binding variables, sizing and planning memory, executing the step list
+ * (kernels on the thread pool or in the reference interpreter, host loops, the bounds-check
+ * error buffer), and the queries and printers of the API. */
 #include <inttypes.h>
 
 #include "runtime/runtime.h"
@@ -17,6 +18,7 @@ static void program_destroy(void *ptr) {
   free(p->params);
   free(p->param_sizes);
   free(p->binds);
+  free(p->loop_i), free(p->loop_end), free(p->loop_step), free(p->loop_stop), free(p->is_ivar);
   free(p);
 }
 
@@ -42,11 +44,19 @@ frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit
   p->binds = calloc(nv, sizeof *p->binds);
   p->params = calloc((size_t)maxp, sizeof *p->params);
   p->param_sizes = calloc((size_t)maxp, sizeof *p->param_sizes);
+  size_t nl = (size_t)(s->nloops ? s->nloops : 1);
+  p->loop_i = calloc(nl, sizeof *p->loop_i);
+  p->loop_end = calloc(nl, sizeof *p->loop_end);
+  p->loop_step = calloc(nl, sizeof *p->loop_step);
+  p->loop_stop = calloc(nl, 1);
+  p->is_ivar = calloc(nv, 1);
   if (!p->numel || !p->offsets || !p->bufptr || !p->varvals || !p->binds || !p->params ||
-      !p->param_sizes) {
+      !p->param_sizes || !p->loop_i || !p->loop_end || !p->loop_step || !p->loop_stop || !p->is_ivar) {
     program_destroy(p);
     goto oom;
   }
+  for (int l = 0; l < s->nloops; l++)
+    if (s->loops[l].ivar >= 0) p->is_ivar[s->loops[l].ivar] = 1;
   if (!frit_ctx_own(ctx, p, program_destroy)) goto oom; /* it destroyed p */
   return p;
 oom:
@@ -116,6 +126,11 @@ static frit_status bind_vars(frit_program *p, const frit_binding *vars, int nvar
   for (int v = 0; v < s->nvars; v++) {
     const frit_uop *dv = s->vars[v];
     const char *name = dv->arg.blob;
+    if (p->is_ivar[v]) { /* a host loop's index: the runtime sets it */
+      p->binds[v].name = name;
+      p->binds[v].value = p->varvals[v] = 0;
+      continue;
+    }
     int found = -1;
     for (int i = 0; i < nvars && found < 0; i++)
       if (!strcmp(vars[i].name, name)) found = i;
@@ -192,6 +207,146 @@ static int64_t kernel_work(frit_program *p, int k) {
   return work;
 }
 
+/* ---------- executing the step list ---------- */
+
+static frit_status run_kernel(frit_program *p, int k) {
+  frit_ctx *ctx = p->ctx;
+  const frit_rt_compiled *c = p->c;
+  const frit_schedule *s = c->sched;
+  const frit_sched_kernel *sk = &s->kernels[k];
+  for (int i = 0; i < sk->nparams; i++) {
+    p->params[i] = p->bufptr[sk->param_buf[i]];
+    p->param_sizes[i] = (size_t)p->numel[sk->param_buf[i]];
+  }
+  if (c->interpret) {
+    frit_status st = frit_interpret(ctx, sk->ast, p->params, p->param_sizes, sk->nparams, p->binds, s->nvars, NULL);
+    if (st != FRIT_OK) return st;
+  } else {
+    const frit_cg_kernel *ck = &c->cg->kernels[k];
+    int64_t extent;
+    frit_status st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
+    if (st != FRIT_OK) return st;
+    if (extent > 0) {
+      if (p->threads > 1 && extent > 1 && kernel_work(p, k) >= FRIT_RT_MIN_PARALLEL_WORK) {
+        if (!p->pool) p->pool = frit_pool_new(p->threads); /* NULL: run on the caller */
+        frit_pool_launch(p->pool, ck->fn, p->params, p->varvals, extent);
+      } else {
+        ck->fn(p->params, p->varvals, 0, extent);
+      }
+    }
+  }
+  /* bounds policy CHECK: the first out-of-range access of an explicit kernel fails the run */
+  if (s->err_buf >= 0 && p->bufptr[s->err_buf]) {
+    int32_t code = *(const int32_t *)p->bufptr[s->err_buf];
+    if (code != 0) {
+      const char *msg = code > 0 && code <= s->nerr_msgs ? s->err_msgs[code - 1] : "index out of range";
+      return frit_set_error(ctx, FRIT_ERR_RUNTIME, "run: %s", msg);
+    }
+  }
+  return FRIT_OK;
+}
+
+/* Element 0 of a buffer of an integer (or bool) dtype, as i64. */
+static int64_t read_int(const void *ptr, frit_dtype dt) {
+  switch (frit_dtype_kind(dt)) {
+  case FRIT_BOOL: return *(const uint8_t *)ptr != 0;
+  case FRIT_I8: return *(const int8_t *)ptr;
+  case FRIT_I16: return *(const int16_t *)ptr;
+  case FRIT_I32: return *(const int32_t *)ptr;
+  case FRIT_I64: return *(const int64_t *)ptr;
+  case FRIT_U8: return *(const uint8_t *)ptr;
+  case FRIT_U16: return *(const uint16_t *)ptr;
+  case FRIT_U32: return *(const uint32_t *)ptr;
+  case FRIT_U64: return (int64_t)*(const uint64_t *)ptr;
+  case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64: case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_:
+    break;
+  }
+  return 0;
+}
+
+static void set_ivar(frit_program *p, const frit_sched_loop *L, int64_t i) {
+  if (L->ivar < 0) return;
+  p->varvals[L->ivar] = i;
+  p->binds[L->ivar].value = i;
+}
+
+/* i = start; while (step > 0 ? i < end : i > end) { body; i += step } */
+static bool loop_more(int64_t i, int64_t end, int64_t step) { return step > 0 ? i < end : i > end; }
+
+static frit_status loop_begin(frit_program *p, int l, bool *enter) {
+  const frit_schedule *s = p->c->sched;
+  const frit_sched_loop *L = &s->loops[l];
+  int64_t v[3];
+  for (int b = 0; b < 3; b++) {
+    if (L->bound[b]) {
+      frit_status st = frit_rt_eval(p->ctx, L->bound[b], p->binds, s->nvars, &v[b]);
+      if (st != FRIT_OK) return st;
+    } else {
+      int bb = L->bound_buf[b];
+      if (!p->bufptr[bb] || p->numel[bb] < 1)
+        return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "run: host loop loop%" PRId64 ": bound buffer %d is empty",
+                              L->id, bb);
+      v[b] = read_int(p->bufptr[bb], s->bufs[bb].dtype);
+    }
+  }
+  if (v[2] == 0)
+    return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "run: host loop loop%" PRId64 ": step is 0 (start %" PRId64
+                          ", end %" PRId64 ")", L->id, v[0], v[1]);
+  p->loop_i[l] = v[0], p->loop_end[l] = v[1], p->loop_step[l] = v[2];
+  p->loop_stop[l] = 0;
+  *enter = loop_more(v[0], v[1], v[2]);
+  if (*enter) set_ivar(p, L, v[0]);
+  return FRIT_OK;
+}
+
+static frit_status run_steps(frit_program *p) {
+  const frit_schedule *s = p->c->sched;
+  for (int pc = 0; pc < s->nsteps;) {
+    const frit_sched_step *st = &s->steps[pc];
+    switch ((frit_step_kind)st->kind) {
+    case FRIT_STEP_KERNEL: {
+      frit_status rc = run_kernel(p, st->kernel);
+      if (rc != FRIT_OK) return rc;
+      pc++;
+      break;
+    }
+    case FRIT_STEP_LOOP_BEGIN: {
+      bool enter;
+      frit_status rc = loop_begin(p, st->loop, &enter);
+      if (rc != FRIT_OK) return rc;
+      pc = enter ? pc + 1 : s->loops[st->loop].end_step + 1;
+      break;
+    }
+    case FRIT_STEP_STOP_IF:
+      if (st->a < 0 || read_int(p->bufptr[st->a], s->bufs[st->a].dtype)) p->loop_stop[st->loop] = 1;
+      pc++;
+      break;
+    case FRIT_STEP_SWAP: {
+      void *t = p->bufptr[st->a];
+      p->bufptr[st->a] = p->bufptr[st->b];
+      p->bufptr[st->b] = t;
+      pc++;
+      break;
+    }
+    case FRIT_STEP_LOOP_END: {
+      int l = st->loop;
+      int64_t next;
+      bool more = !p->loop_stop[l] && !__builtin_add_overflow(p->loop_i[l], p->loop_step[l], &next) &&
+                  loop_more(next, p->loop_end[l], p->loop_step[l]);
+      if (more) {
+        p->loop_i[l] = next;
+        set_ivar(p, &s->loops[l], next);
+        pc = s->loops[l].begin_step + 1;
+      } else {
+        pc++;
+      }
+      break;
+    }
+    }
+  }
+  return FRIT_OK;
+}
+
 /* ---------- run ---------- */
 
 frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *outputs,
@@ -223,30 +378,8 @@ frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *
                             sb->kind == FRIT_BUF_INPUT ? "input" : "output", sb->io_index);
     p->bufptr[b] = ptr;
   }
-  for (int k = 0; k < s->nkernels; k++) {
-    const frit_sched_kernel *sk = &s->kernels[k];
-    for (int i = 0; i < sk->nparams; i++) {
-      p->params[i] = p->bufptr[sk->param_buf[i]];
-      p->param_sizes[i] = (size_t)p->numel[sk->param_buf[i]];
-    }
-    if (c->interpret) {
-      st = frit_interpret(ctx, sk->ast, p->params, p->param_sizes, sk->nparams, p->binds, s->nvars, NULL);
-      if (st != FRIT_OK) return st;
-      continue;
-    }
-    const frit_cg_kernel *ck = &c->cg->kernels[k];
-    int64_t extent;
-    st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
-    if (st != FRIT_OK) return st;
-    if (extent <= 0) continue;
-    if (p->threads > 1 && extent > 1 && kernel_work(p, k) >= FRIT_RT_MIN_PARALLEL_WORK) {
-      if (!p->pool) p->pool = frit_pool_new(p->threads); /* NULL: run on the caller */
-      frit_pool_launch(p->pool, ck->fn, p->params, p->varvals, extent);
-    } else {
-      ck->fn(p->params, p->varvals, 0, extent);
-    }
-  }
-  return FRIT_OK;
+  if (s->err_buf >= 0 && p->bufptr[s->err_buf]) memset(p->bufptr[s->err_buf], 0, sizeof(int32_t));
+  return run_steps(p);
 }
 
 /* ---------- shape and memory queries ---------- */

@@ -18,6 +18,7 @@ typedef struct frit_rt_compiled {
   frit_uop **outputs; /* the cache key: hash-consing makes pointer equality graph equality */
   int noutputs;
   int no_fusion, interpret;
+  int bounds;              /* explicit kernels' bounds policy (FRIT_BOUNDS_*): part of the key */
   const char *cc, *cflags; /* compiled code depends on these too */
   frit_schedule *sched;
   frit_cg_program *cg;     /* NULL when interpreting (built lazily for printing) */
@@ -41,6 +42,11 @@ struct frit_program {
   void **params;     /* one kernel's parameters */
   size_t *param_sizes;
   frit_binding *binds;
+  /* host loops (per run): the index, end and step of each loop, its stop flag; which variables
+   * are loop indices (set by the runtime, never bound by the caller) */
+  int64_t *loop_i, *loop_end, *loop_step;
+  uint8_t *loop_stop;
+  uint8_t *is_ivar;
 };
 
 /* Compile-cache statistics of a ctx (for tests and `frit_program_info`). */

@@ -125,6 +125,40 @@ static void print_expr(frit_ctx *ctx, frit_uop *e, FILE *out) {
   if (!s) frit_clear_error(ctx);
 }
 
+/* The step list of a schedule with host loops, indented by loop nesting. */
+static void print_steps(frit_ctx *ctx, const frit_schedule *s, FILE *out) {
+  static const char *const bname[3] = {"start", "end", "step"};
+  fprintf(out, "steps (%d):\n", s->nsteps);
+  int depth = 0;
+  for (int i = 0; i < s->nsteps; i++) {
+    const frit_sched_step *st = &s->steps[i];
+    if (st->kind == FRIT_STEP_LOOP_END && depth > 0) depth--;
+    fprintf(out, "  %3d %*s", i, 2 * depth, "");
+    switch ((frit_step_kind)st->kind) {
+    case FRIT_STEP_KERNEL: fprintf(out, "kernel %d %s\n", st->kernel, s->kernels[st->kernel].name); break;
+    case FRIT_STEP_LOOP_BEGIN: {
+      const frit_sched_loop *L = &s->loops[st->loop];
+      fprintf(out, "loop%" PRId64 ": index %s,", L->id, L->ivar >= 0 ? (const char *)s->vars[L->ivar]->arg.blob : "?");
+      for (int b = 0; b < 3; b++) {
+        fprintf(out, " %s=", bname[b]);
+        if (L->bound[b]) print_expr(ctx, L->bound[b], out);
+        else fprintf(out, "b%d[0]", L->bound_buf[b]);
+      }
+      fprintf(out, " (zero trips: to %d)\n", L->end_step + 1);
+      depth++;
+      break;
+    }
+    case FRIT_STEP_LOOP_END: fprintf(out, "end loop%" PRId64 " (again: to %d)\n", s->loops[st->loop].id,
+                                     s->loops[st->loop].begin_step + 1); break;
+    case FRIT_STEP_SWAP: fprintf(out, "swap b%d b%d\n", st->a, st->b); break;
+    case FRIT_STEP_STOP_IF:
+      if (st->a < 0) fprintf(out, "stop loop%" PRId64 "\n", s->loops[st->loop].id);
+      else fprintf(out, "stop loop%" PRId64 " if b%d[0]\n", s->loops[st->loop].id, st->a);
+      break;
+    }
+  }
+}
+
 static void print_plan(frit_ctx *ctx, const frit_schedule *s, FILE *out) {
   char dt[32];
   fprintf(out, "buffers (%d):\n", s->nbufs);
@@ -148,6 +182,7 @@ static void print_plan(frit_ctx *ctx, const frit_schedule *s, FILE *out) {
   }
   if (s->arena_bytes >= 0) fprintf(out, "arena: %" PRId64 " bytes\n", s->arena_bytes);
   else fprintf(out, "arena: symbolic, planned at run time\n");
+  if (s->nloops > 0) print_steps(ctx, s, out);
 }
 
 frit_status frit_schedule_print(frit_ctx *ctx, const frit_schedule *s, const char *stage, int k, FILE *out) {

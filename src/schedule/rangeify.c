@@ -37,6 +37,9 @@ static frit_uop *elem(frit_ctx *ctx, frit_uop *x, frit_uop *const *c, int n, fri
 
 /* Decodes the matched root INDEX(x, I[, gate]): components into c (FRIT_MAX_DIMS). */
 static int decode(frit_ctx *ctx, frit_uop *root, frit_uop **c, frit_uop **gate) {
+  /* a pointer INDEX (an explicit kernel's element address, met when the rewrite walks through
+   * a KERNEL body below a version AFTER(t, K)) is not an element form: no rule fires */
+  if (frit_dtype_is_ptr(root->dtype)) return -1;
   int n = rank_of(ctx, root->src[0]);
   if (n < 0) return -1;
   for (int k = 0; k < n; k++) c[k] = comp(ctx, root->src[1], k, n);
@@ -71,6 +74,12 @@ static int realized(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   return x != cur->root || cur->load_root;
 }
 
+/* The matched INDEX is an element form (not an explicit kernel's pointer INDEX). */
+static int elem_form(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
+  (void)ctx, (void)a, (void)n;
+  return !frit_dtype_is_ptr(root->dtype);
+}
+
 static int param_of(sched_state *S, int buf) {
   for (int p = 0; p < S->nparams; p++)
     if (S->params[p] == buf) return p;
@@ -98,6 +107,10 @@ static frit_uop *global_of(sched_state *S, int buf) {
                       &arg);
 }
 
+/* Explicit kernels (ekernel.c) push their element reads with these rules too. */
+void sched_rangeify_enter(sched_state *S) { cur = S; }
+frit_uop *sched_global(sched_state *S, int buf) { return global_of(S, buf); }
+
 static frit_uop *load(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int na) {
   (void)a, (void)na;
   frit_uop *x = root->src[0], *c[FRIT_MAX_DIMS], *gate;
@@ -115,18 +128,20 @@ static frit_uop *load(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int na)
 
 static frit_uop *leaf(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   (void)ctx, (void)a, (void)n;
-  return root->src[0];
+  return frit_dtype_is_ptr(root->dtype) ? NULL : root->src[0];
 }
 
 /* CONTIGUOUS computed in its own kernel: the element of its source. */
 static frit_uop *push_same(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   (void)a, (void)n;
+  if (frit_dtype_is_ptr(root->dtype)) return NULL;
   frit_uop *src[3] = {root->src[0]->src[0], root->src[1], root->nsrc > 2 ? root->src[2] : NULL};
   return frit_uop_new(ctx, FRIT_OP_INDEX, root->dtype, src, (int)root->nsrc, NULL);
 }
 
 static frit_uop *push_iota(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   (void)ctx, (void)a, (void)n;
+  if (frit_dtype_is_ptr(root->dtype)) return NULL;
   return comp(ctx, root->src[1], 0, 1);
 }
 
@@ -283,6 +298,7 @@ static frit_uop *push_reduce(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, 
 
 static const frit_rule_fn rangeify_fns[] = {
     {"realized", NULL, realized},         {"load", load, NULL},
+    {"elem_form", NULL, elem_form},
     {"leaf", leaf, NULL},                 {"push_iota", push_iota, NULL},
     {"push_same", push_same, NULL},
     {"push_alu", push_alu, NULL},         {"push_reshape", push_reshape, NULL},
@@ -400,8 +416,11 @@ static frit_uop *scatter_effect(sched_state *S, frit_uop *t, int out_buf, frit_u
   case FRIT_ATOMIC_ADD: nv = frit_binary(ctx, b ? FRIT_OP_OR : FRIT_OP_ADD, old, upd); break;
   case FRIT_ATOMIC_MIN: nv = frit_binary(ctx, b ? FRIT_OP_AND : FRIT_OP_MIN, old, upd); break;
   case FRIT_ATOMIC_MAX: nv = frit_binary(ctx, b ? FRIT_OP_OR : FRIT_OP_MAX, old, upd); break;
+  case FRIT_ATOMIC_AND: nv = frit_binary(ctx, FRIT_OP_AND, old, upd); break; /* logical on bool */
+  case FRIT_ATOMIC_OR: nv = frit_binary(ctx, FRIT_OP_OR, old, upd); break;
+  case FRIT_ATOMIC_XOR: nv = frit_binary(ctx, FRIT_OP_XOR, old, upd); break;
   case FRIT_ATOMIC_XCHG: break;
-  case FRIT_ATOMIC_AND: case FRIT_ATOMIC_OR: case FRIT_ATOMIC_XOR: case FRIT_ATOMIC_COUNT_:
+  case FRIT_ATOMIC_COUNT_:
     frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: SCATTER mode %d not supported", (int)t->arg.i0);
     return NULL;
   }

@@ -13,6 +13,9 @@ bool sched_is_tensor_src(const frit_uop *u, uint32_t i) {
   frit_op op = (frit_op)u->op;
   if (op == FRIT_OP_GATHER) return i < 2;
   if (op == FRIT_OP_SCATTER) return i < 3;
+  if (op == FRIT_OP_KERNEL) return i >= 1; /* src0 is the kernel body (loop level) */
+  if (op == FRIT_OP_AFTER) return true;    /* tensor level: AFTER(t, KERNEL), the new version of t */
+  if (op == FRIT_OP_LOOP) return true;     /* host loop: bounds, index var, carries, inits, nexts, stop */
   if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
       op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
     return i == 0;
@@ -63,7 +66,9 @@ typedef struct graph {
   uint32_t *pos;   /* id -> list position */
 } graph;
 
-static bool is_real(const graph *g, const frit_uop *u) { return u->op == FRIT_OP_BUFFER || g->real[u->id]; }
+static bool is_real(const graph *g, const frit_uop *u) {
+  return u->op == FRIT_OP_BUFFER || g->real[u->id] || sched_in_slot(u); /* loop.c: CARRYs, loop results */
+}
 
 static void compute_heavy(graph *g) {
   for (size_t i = 0; i < g->n; i++) {
@@ -99,7 +104,7 @@ static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int n
     if (!g->in[outs[k]->id]) g->in[outs[k]->id] = 1, stack[sp++] = outs[k];
   while (sp) {
     frit_uop *u = stack[--sp];
-    if (!frit_shape_of(ctx, u)) {
+    if (sched_check_tensor_node(ctx, u) != FRIT_OK) {
       free(stack);
       return frit_last_status(ctx);
     }
@@ -144,7 +149,8 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
     if (is_leaf(u)) continue;
-    if (no_fusion || u->op == FRIT_OP_CONTIGUOUS || u->op == FRIT_OP_SCAN || u->op == FRIT_OP_SCATTER)
+    if (no_fusion || u->op == FRIT_OP_CONTIGUOUS || u->op == FRIT_OP_SCAN || u->op == FRIT_OP_SCATTER ||
+        u->op == FRIT_OP_KERNEL || sched_is_kversion(u))
       g->real[u->id] = 1;
   }
   if (no_fusion) return FRIT_OK;
@@ -152,7 +158,8 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
   bool dirty = true;
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
-    if (u->op != FRIT_OP_EXPAND && u->op != FRIT_OP_GATHER && u->op != FRIT_OP_SCATTER) continue;
+    if (u->op != FRIT_OP_EXPAND && u->op != FRIT_OP_GATHER && u->op != FRIT_OP_SCATTER && u->op != FRIT_OP_KERNEL)
+      continue;
     if (dirty) compute_heavy(g); /* earlier decisions change what is heavy above them */
     dirty = false;
     if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_factor(ctx, u));
@@ -164,6 +171,8 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
       dirty |= realize_if_heavy(g, u->src[1], LARGE);
       dirty |= realize_if_heavy(g, u->src[2], LARGE);
     }
+    if (u->op == FRIT_OP_KERNEL) /* an explicit kernel reads its tensors at arbitrary points */
+      for (uint32_t j = 1; j < u->nsrc; j++) dirty |= realize_if_heavy(g, u->src[j], LARGE);
   }
   compute_heavy(g);
   /* rule 2: a heavy value feeding two or more kernels is materialised once. Users first: each
@@ -309,6 +318,63 @@ static const char *arena_str(frit_ctx *ctx, const char *src) {
 
 /* ---------- build ---------- */
 
+/* Without host loops kernels run in node order (a realized node's kernels at its place, an
+ * explicit kernel's copies and itself at the KERNEL's). Is every kernel that reads t through
+ * user v (a fused v: the kernels it fuses into) before K, so done with t when K overwrites it?
+ * Conservative: false when the search grows large. */
+static bool read_before(const graph *g, frit_uop *v, const frit_uop *t, const frit_uop *k) {
+  enum { CAP = 256 };
+  frit_uop *st[CAP];
+  int sp = 0, visits = 0;
+  st[sp++] = v;
+  while (sp) {
+    frit_uop *u = st[--sp];
+    if (++visits > 4 * CAP || u->op == FRIT_OP_LOOP || u->op == FRIT_OP_CARRY) return false;
+    uint32_t at;
+    if (u->op == FRIT_OP_KERNEL) at = u->id;
+    else if (sched_is_kversion(u)) at = u->src[1]->id; /* its copy kernel runs with its KERNEL */
+    else if (g->real[u->id]) at = u->id;
+    else { /* fused: read wherever its value goes */
+      uint32_t p = g->pos[u->id];
+      for (uint32_t j = 0; j < g->ulen[p]; j++) {
+        if (sp == CAP) return false;
+        st[sp++] = g->list[g->users[g->uoff[p] + j]];
+      }
+      continue;
+    }
+    if (at >= k->id) return false;
+  }
+  (void)t;
+  return true;
+}
+
+/* Explicit kernels: may AFTER(t, K) be written in t's own buffer (no copy)? Only when nothing
+ * still reads t: t is realized by this schedule (not an input or output), its other users are
+ * K, this AFTER and readers whose kernels all run before K, and K reads it only through element
+ * addresses (docs/schedule.md). */
+static bool version_in_place(const graph *g, const sched_state *st, frit_uop *a, frit_uop *const *outs, int n) {
+  frit_uop *t = a->src[0], *k = a->src[1];
+  if (is_leaf(t) || !g->in[t->id] || (!g->real[t->id] && !sched_in_slot(t))) return false;
+  if (!sched_loops_inplace_ok(st, t, k)) return false; /* loop.c: not a value the next iteration needs */
+  for (int j = 0; j < n; j++)
+    if (outs[j] == t) return false;
+  uint32_t p = g->pos[t->id];
+  for (uint32_t j = 0; j < g->ulen[p]; j++) {
+    frit_uop *v = g->list[g->users[g->uoff[p] + j]];
+    if (v != k && v != a && sched_loops_user_reads(v, t) && !(st->loops == NULL && read_before(g, v, t, k)))
+      return false;
+  }
+  return !sched_ek_scalar_use(st, k, t);
+}
+
+/* A buffer a kernel may overwrite in place: a TEMP of this schedule. */
+static bool buffer_reusable(const frit_sched_buf *bufs, int b) { return b >= 0 && bufs[b].kind == FRIT_BUF_TEMP; }
+
+static frit_status add_buf(frit_ctx *ctx, frit_sched_buf **bufs, int *nb, int *cap, frit_uop *t, int kind, int io);
+frit_status sched_add_buf(frit_ctx *ctx, frit_sched_buf **bufs, int *nb, int *cap, frit_uop *t, int kind, int io) {
+  return add_buf(ctx, bufs, nb, cap, t, kind, io);
+}
+
 static frit_status add_buf(frit_ctx *ctx, frit_sched_buf **bufs, int *nb, int *cap, frit_uop *t, int kind, int io) {
   if (*nb == *cap) {
     int c = *cap ? 2 * *cap : 16;
@@ -383,7 +449,16 @@ done:
 }
 
 frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int n, int no_fusion) {
+  return frit_schedule_build_bounds(ctx, outputs, n, no_fusion, FRIT_BOUNDS_CLAMP);
+}
+
+frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *outputs, int n, int no_fusion,
+                                          int bounds) {
   if (!ctx) return NULL;
+  if (bounds < FRIT_BOUNDS_CLAMP || bounds > FRIT_BOUNDS_UNCHECKED) {
+    frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: unknown bounds policy %d", bounds);
+    return NULL;
+  }
   if (n <= 0 || !outputs) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: no outputs");
     return NULL;
@@ -394,17 +469,32 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
       return NULL;
     }
   frit_schedule *S = NULL;
-  uint32_t nids = (uint32_t)frit_node_count(ctx);
   graph g;
   memset(&g, 0, sizeof g);
   sched_state st;
   memset(&st, 0, sizeof st);
+  st.ctx = ctx;
+  st.bounds = bounds;
+  st.err_buf = -1;
   frit_sched_buf *bufs = NULL;
   sched_kspec *specs = NULL;
-  frit_uop **inputs = NULL, **vars = NULL;
-  int nb = 0, capb = 0, nspec = 0, nv = 0, capv = 0;
+  frit_uop **inputs = NULL, **vars = NULL, **extra = NULL, **roots = NULL;
+  int nb = 0, capb = 0, nspec = 0, nv = 0, capv = 0, nextra = 0;
   frit_sched_kernel *kernels = NULL;
-  if (collect(ctx, &g, outputs, n, nids) != FRIT_OK || decide(ctx, &g, outputs, n, no_fusion) != FRIT_OK) goto fail;
+  const char **amsgs = NULL;
+  /* explicit kernels: versions nobody reads are still written, so they are collected too */
+  if (sched_ek_prepare(&st, outputs, n, &extra, &nextra) != FRIT_OK) goto fail;
+  uint32_t nids = (uint32_t)frit_node_count(ctx);
+  if (!(roots = malloc((size_t)(n + nextra) * sizeof *roots))) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+    goto fail;
+  }
+  memcpy(roots, outputs, (size_t)n * sizeof *roots);
+  if (nextra) memcpy(roots + n, extra, (size_t)nextra * sizeof *roots);
+  if (collect(ctx, &g, roots, n + nextra, nids) != FRIT_OK || decide(ctx, &g, outputs, n, no_fusion) != FRIT_OK)
+    goto fail;
+  st.ctx = ctx;
+  if (sched_loops_decide(&st, g.list, g.n, g.real, outputs, n) != FRIT_OK) goto fail; /* host loops */
 
   /* buffer table: inputs (by input number), outputs, then temps in kernel order */
   st.buf_of = malloc((size_t)nids * sizeof *st.buf_of);
@@ -429,8 +519,43 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
     if (add_buf(ctx, &bufs, &nb, &capb, t, FRIT_BUF_OUTPUT, k) != FRIT_OK) goto fail;
     if (!is_leaf(t) && st.buf_of[t->id] < 0) st.buf_of[t->id] = nb - 1;
   }
+  if (sched_loops_buffers(&st, &bufs, &nb, &capb) != FRIT_OK) goto fail; /* host loops: slots */
+  /* an output version AFTER(t, K) written in place: t (and its own in-place chain) lives in the
+   * output buffer from the start, so that no copy is needed at the end */
+  for (int k = 0; k < n; k++)
+    for (frit_uop *u = outputs[k]; sched_is_kversion(u) && st.buf_of[u->id] >= 0;) {
+      frit_uop *t = u->src[0];
+      if (st.buf_of[t->id] >= 0 || (t->op == FRIT_OP_AFTER && !sched_is_kversion(t)) ||
+          !version_in_place(&g, &st, u, outputs, n))
+        break;
+      st.buf_of[t->id] = st.buf_of[u->id];
+      u = t;
+    }
   for (size_t i = 0; i < g.n; i++) {
     frit_uop *u = g.list[i];
+    if (u->op == FRIT_OP_KERNEL) {
+      /* each version AFTER(t, K) gets a buffer holding t before K runs: t's own (in place) or a
+       * copy made by a kernel just before K */
+      frit_uop *const *vs;
+      int nvs = sched_ek_versions(&st, u, &vs);
+      for (int j = 0; j < nvs; j++) {
+        frit_uop *a = vs[j];
+        int tb = st.buf_of[a->src[0]->id];
+        bool inplace = version_in_place(&g, &st, a, outputs, n) && tb >= 0 &&
+                       (tb == st.buf_of[a->id] || (st.buf_of[a->id] < 0 && buffer_reusable(bufs, tb)));
+        if (st.buf_of[a->id] < 0) {
+          if (inplace) st.buf_of[a->id] = tb;
+          else {
+            st.buf_of[a->id] = nb;
+            if (add_buf(ctx, &bufs, &nb, &capb, a, FRIT_BUF_TEMP, -1) != FRIT_OK) goto fail;
+          }
+        }
+        if (!inplace) specs[nspec++] = (sched_kspec){.root = a, .out_buf = st.buf_of[a->id], .scatter = 1};
+      }
+      specs[nspec++] = (sched_kspec){.root = u, .out_buf = -1, .ekernel = 1};
+      continue;
+    }
+    if (sched_is_kversion(u)) continue; /* its buffer came with its kernel */
     if (!g.real[u->id] || is_leaf(u)) continue;
     if (st.buf_of[u->id] < 0) {
       st.buf_of[u->id] = nb;
@@ -444,11 +569,22 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
     }
     specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .load_root = false};
   }
+  int nplain = nspec;
   /* outputs that are inputs, constants, or the same node twice get a copy kernel */
   for (int k = 0; k < n; k++) {
     frit_uop *t = outputs[k];
     if (!is_leaf(t) && st.buf_of[t->id] == first_out + k) continue;
     specs[nspec++] = (sched_kspec){.root = t, .out_buf = first_out + k, .load_root = !is_leaf(t)};
+  }
+
+  /* host loops: execution order, init and next copies, the step list */
+  if (sched_loops_order(&st, &bufs, &nb, &capb, &specs, &nspec, nplain) != FRIT_OK) goto fail;
+
+  /* bounds policy CHECK: the i32 error buffer of explicit kernels */
+  if (bounds == FRIT_BOUNDS_CHECK && st.ek) {
+    frit_uop *zero = frit_const_int(ctx, FRIT_I32, 0);
+    if (!zero || add_buf(ctx, &bufs, &nb, &capb, zero, FRIT_BUF_TEMP, -1) != FRIT_OK) goto fail;
+    st.err_buf = nb - 1;
   }
 
   /* kernels */
@@ -463,15 +599,19 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
     goto fail;
   }
   for (int k = 0; k < nspec; k++) {
-    if (sched_rangeify(&st, &specs[k], &kernels[k]) != FRIT_OK) goto fail;
-    char ops[256];
-    if (specs[k].scatter == 1) { /* the copy of x */
-      frit_uop *x = specs[k].root->src[0];
-      kernel_ops(ctx, &g, x, is_real(&g, x), ops, sizeof ops);
-    } else
-      kernel_ops(ctx, &g, specs[k].root, specs[k].load_root, ops, sizeof ops);
-    kernels[k].ops = arena_str(ctx, ops);
-    kernels[k].name = kernel_name(ctx, k, ops);
+    if (specs[k].ekernel) { /* explicit kernel: ekernel.c names it */
+      if (sched_ekernel(&st, &specs[k], k, &kernels[k]) != FRIT_OK) goto fail;
+    } else {
+      if (sched_rangeify(&st, &specs[k], &kernels[k]) != FRIT_OK) goto fail;
+      char ops[256];
+      if (specs[k].scatter == 1) { /* the copy of x (SCATTER) or of the old version (AFTER) */
+        frit_uop *x = specs[k].root->src[0];
+        kernel_ops(ctx, &g, x, is_real(&g, x), ops, sizeof ops);
+      } else
+        kernel_ops(ctx, &g, specs[k].root, specs[k].load_root, ops, sizeof ops);
+      kernels[k].ops = arena_str(ctx, ops);
+      kernels[k].name = kernel_name(ctx, k, ops);
+    }
     if (!kernels[k].ops || !kernels[k].name) {
       frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
       goto fail;
@@ -489,6 +629,10 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
       if (collect_vars(ctx, bufs[b].dims[d], &vars, &nv, &capv) != FRIT_OK) goto fail;
   }
   if (nv > 1) qsort(vars, (size_t)nv, sizeof *vars, cmp_var);
+  if (st.err_buf >= 0) { /* read by the runtime after every kernel: live throughout */
+    bufs[st.err_buf].first_use = 0;
+    bufs[st.err_buf].last_use = nspec - 1;
+  }
 
   /* move everything into the context's arena */
   S = frit_arena_alloc(&ctx->arena, sizeof *S);
@@ -497,7 +641,8 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
   frit_uop **av = frit_arena_alloc(&ctx->arena, (size_t)(nv + 1) * sizeof *av);
   int *ib = frit_arena_alloc(&ctx->arena, (size_t)(ninputs + 1) * sizeof *ib);
   int *ob = frit_arena_alloc(&ctx->arena, (size_t)(n + 1) * sizeof *ob);
-  if (!S || !ak || !ab || !av || !ib || !ob) {
+  amsgs = frit_arena_alloc(&ctx->arena, (size_t)(st.nerr_msgs + 1) * sizeof *amsgs);
+  if (!S || !ak || !ab || !av || !ib || !ob || !amsgs) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
     S = NULL;
     goto fail;
@@ -507,16 +652,21 @@ frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int 
   if (nv) memcpy(av, vars, (size_t)nv * sizeof *av);
   for (int i = 0; i < ninputs; i++) ib[i] = i;
   for (int k = 0; k < n; k++) ob[k] = first_out + k;
+  if (st.nerr_msgs) memcpy(amsgs, st.err_msgs, (size_t)st.nerr_msgs * sizeof *amsgs);
   *S = (frit_schedule){.kernels = ak, .nkernels = nspec, .bufs = ab, .nbufs = nb, .vars = av, .nvars = nv,
                        .ninputs = ninputs, .noutputs = n, .input_buf = ib, .output_buf = ob, .arena_bytes = -1,
-                       .no_fusion = no_fusion};
+                       .no_fusion = no_fusion, .err_buf = st.err_buf, .err_msgs = amsgs,
+                       .nerr_msgs = st.nerr_msgs};
+  if (sched_loops_finish(&st, S) != FRIT_OK) goto fail; /* steps, loop variables, liveness */
   sched_plan_static(ctx, S);
   goto done;
 fail:
   S = NULL;
 done:
   free(g.list), free(g.in), free(g.real), free(g.heavy), free(g.uoff), free(g.ulen), free(g.users), free(g.pos);
-  free(st.buf_of), free(st.params);
-  free(bufs), free(specs), free(inputs), free(vars), free(kernels);
+  free(st.buf_of), free(st.params), free(st.err_msgs);
+  sched_ek_free(&st);
+  sched_loops_free(&st);
+  free(bufs), free(specs), free(inputs), free(vars), free(kernels), free(extra), free(roots);
   return S;
 }

@@ -11,8 +11,13 @@ typedef struct sched_kspec {
   frit_uop *root;
   int out_buf;
   bool load_root; /* the value of root already lives in a buffer: copy it (duplicate outputs) */
-  int scatter;    /* root is a SCATTER: 1 = the kernel copying x into the buffer, 2 = the updates */
+  int scatter;    /* 1 = the kernel copying root->src[0] into the buffer (SCATTER's x, or the old
+                     version t of AFTER(t, KERNEL)); root is a SCATTER: 2 = the updates */
+  int ekernel;    /* root is a KERNEL: the explicit kernel itself (ekernel.c), out_buf unused */
 } sched_kspec;
+
+typedef struct sched_ek sched_ek; /* the explicit kernels of one schedule (ekernel.c) */
+typedef struct sched_loops sched_loops; /* the host loops of one schedule (loop.c) */
 
 typedef struct sched_state {
   frit_ctx *ctx;
@@ -27,7 +32,20 @@ typedef struct sched_state {
   int64_t next_axis;
   frit_sched_buf *bufs; /* the buffer table being built (dtype, numel) */
   const frit_ruleset *rules; /* rangeify.rules */
+  /* explicit kernels (ekernel.c) */
+  sched_ek *ek;     /* KERNEL nodes and their written versions; NULL when there are none */
+  int bounds;       /* FRIT_BOUNDS_CLAMP/CHECK/UNCHECKED */
+  int err_buf;      /* CHECK: the i32 error buffer, else -1 */
+  const char **err_msgs;
+  int nerr_msgs, cap_err_msgs;
+  /* host loops (loop.c) */
+  sched_loops *loops; /* NULL when the graph has no LOOP */
 } sched_state;
+
+/* AFTER(t, K) of an explicit kernel K: the version of t once K ran (a tensor-level node). */
+static inline bool sched_is_kversion(const frit_uop *u) {
+  return u->op == FRIT_OP_AFTER && u->nsrc == 2 && u->src[1]->op == FRIT_OP_KERNEL;
+}
 
 /* Tensor sources of a tensor-level node (the others are i64 dims). */
 bool sched_is_tensor_src(const frit_uop *u, uint32_t i);
@@ -37,6 +55,66 @@ frit_ruleset *sched_rangeify_rules(frit_ctx *ctx);
 
 /* Builds kernel k's AST (SINK(END(STORE...))) for spec ks into *out (ast, params). */
 frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_kernel *out);
+
+/* rangeify.c hooks for explicit kernels: make S the kernel the rangeify callbacks build (its
+ * parameters), and the DEFINE_GLOBAL of buffer `buf` as a parameter of it. */
+void sched_rangeify_enter(sched_state *S);
+frit_uop *sched_global(sched_state *S, int buf);
+
+/* ---------- explicit kernels (ekernel.c, docs/schedule.md "Explicit kernels") ---------- */
+
+/* A node reached while walking the tensor graph: kernel-level nodes (a kernel's RANGE, LOAD,
+ * ...) are an error naming them; the rest must have a shape (KERNEL and LOOP are void). */
+frit_status sched_check_tensor_node(frit_ctx *ctx, frit_uop *u);
+/* Before the graph is collected: finds the KERNELs below outs, the tensors each writes and their
+ * versions AFTER(t, K) (made when the graph holds none). *extra (malloc'd, *nextra entries) gets
+ * the versions that the outputs do not reach: the schedule must collect them too. */
+frit_status sched_ek_prepare(sched_state *S, frit_uop *const *outs, int n, frit_uop ***extra, int *nextra);
+/* The versions AFTER(t, K) of kernel K, in first-store order; returns their number. */
+int sched_ek_versions(const sched_state *S, const frit_uop *k, frit_uop *const **after);
+/* K reads t as a whole 0-d value (a scalar operand) rather than through element addresses. */
+bool sched_ek_scalar_use(const sched_state *S, const frit_uop *k, const frit_uop *t);
+/* Lowers explicit kernel spec ks (the k-th kernel) to Contract B into *out (ast, params, name). */
+frit_status sched_ekernel(sched_state *S, const sched_kspec *ks, int k, frit_sched_kernel *out);
+void sched_ek_free(sched_state *S);
+
+/* ---------- host loops (loop.c, docs/schedule.md "Host loops") ---------- */
+
+/* CARRY, or a loop result AFTER(P, LOOP): values that live in a loop's slot buffer. */
+static inline bool sched_is_loop_after(const frit_uop *u) {
+  return u->op == FRIT_OP_AFTER && u->nsrc == 2 && u->src[1]->op == FRIT_OP_LOOP;
+}
+static inline bool sched_in_slot(const frit_uop *u) { return u->op == FRIT_OP_CARRY || sched_is_loop_after(u); }
+
+/* Adds a buffer holding tensor t's value (realize.c). */
+frit_status sched_add_buf(frit_ctx *ctx, frit_sched_buf **bufs, int *nb, int *cap, frit_uop *t, int kind, int io);
+
+/* After the realize decisions: regions (the innermost loop whose CARRYs or index variable each
+ * node depends on), errors for body values used outside their loop, and the decisions loops
+ * need (next values, stop flags and computed bounds realized; heavy outer values read in a body
+ * realized before the loop; LOOP/CARRY/results never get kernels). list: the collected tensor
+ * nodes, ascending id; real: by id. Sets S->loops (NULL without loops). */
+frit_status sched_loops_decide(sched_state *S, frit_uop *const *list, size_t n, uint8_t *real,
+                               frit_uop *const *outs, int nout);
+/* Slot buffers of the CARRYs; buf_of of CARRYs and loop results. Call after the output buffers
+ * and before the TEMPs of realized nodes (a loop result that is an output gets a copy kernel). */
+frit_status sched_loops_buffers(sched_state *S, frit_sched_buf **bufs, int *nb, int *cap);
+/* Reorders the kernel specs into execution order (loop bodies between their begin and end),
+ * adds the init copies and next copies, and records the step list. nplain: specs before the
+ * output copies. *specs may be reallocated. */
+frit_status sched_loops_order(sched_state *S, frit_sched_buf **bufs, int *nb, int *cap, sched_kspec **specs,
+                              int *nspec, int nplain);
+/* Fills s->steps/loops (for every schedule), adds loop variables to s->vars and extends buffer
+ * liveness over loops. Call before the memory plan. */
+frit_status sched_loops_finish(sched_state *S, frit_schedule *s);
+void sched_loops_free(sched_state *S);
+/* In-place rule for explicit kernels: may kernel k write the new version of t into t's buffer as
+ * far as loops are concerned? False when t is a value of an enclosing region (needed again by
+ * the next iteration). A CARRY's slot belongs to its loop: writable from its own body. */
+bool sched_loops_inplace_ok(const sched_state *S, const frit_uop *t, const frit_uop *k);
+/* Does `user` (a user of t in the graph) read t's current value? A LOOP reads its own CARRY only
+ * when it is a next value or the stop flag; a loop result AFTER(P, LOOP) never reads P. */
+bool sched_loops_user_reads(const frit_uop *user, const frit_uop *t);
 
 /* Byte size of one element of a buffer. */
 static inline int64_t sched_elem_bytes(frit_dtype dt) { return (frit_dtype_bits(dt) + 7) / 8; }

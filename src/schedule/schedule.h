@@ -35,7 +35,38 @@ typedef struct frit_sched_kernel {
   const char *name;      /* e.g. "k3_exp_sum" */
   const char *ops;       /* frontend ops it came from, "exp,sub,max" */
   frit_uop *tensor;      /* the tensor-level node the kernel realises (for the "tensor" stage) */
+  int structured;        /* 1: an explicit kernel (Contract B of docs/schedule.md "Explicit kernels"):
+                            SINK(END(SEQ(...), R_0..)) or SINK(SEQ(...)), statements in program order */
 } frit_sched_kernel;
+
+/* Host loops (Contract C, docs/schedule.md "Host loops"): the runtime executes the schedule's
+ * step list with a program counter. Without loops the steps are the kernels in order. */
+typedef enum frit_step_kind {
+  FRIT_STEP_KERNEL,     /* run kernel `kernel` */
+  FRIT_STEP_LOOP_BEGIN, /* evaluate loop `loop`'s start/end/step; zero trips: jump past its LOOP_END */
+  FRIT_STEP_LOOP_END,   /* i += step; more trips (and no stop): jump back after its LOOP_BEGIN */
+  FRIT_STEP_SWAP,       /* buffers a and b trade their memory (pointer swap, no copy) */
+  FRIT_STEP_STOP_IF     /* buffer a (0-d bool; -1: always) is true: leave loop `loop` at its LOOP_END */
+} frit_step_kind;
+
+typedef struct frit_sched_step {
+  int kind;              /* frit_step_kind */
+  int kernel;            /* KERNEL */
+  int loop;              /* LOOP_BEGIN, LOOP_END, STOP_IF: index into frit_schedule.loops */
+  int a, b;              /* SWAP: the two buffers; STOP_IF: a = the flag buffer or -1 */
+} frit_sched_step;
+
+typedef struct frit_sched_loop {
+  frit_uop *node;        /* the LOOP node */
+  int64_t id;            /* its loop id (arg.i1): messages say "loop<id>" */
+  int ivar;              /* index in vars of its index variable (set by the runtime, not bound) */
+  frit_uop *bound[3];    /* start, end, step: i64 expressions of vars (enclosing ivars included),
+                            evaluated at LOOP_BEGIN; NULL when read from bound_buf */
+  int bound_buf[3];      /* buffer whose element 0 holds the value (any integer dtype), or -1 */
+  int parent;            /* enclosing loop or -1 */
+  int begin_step, end_step; /* positions of its LOOP_BEGIN and LOOP_END in steps */
+  int first_kernel, last_kernel; /* the kernels of its body (first > last: none) */
+} frit_sched_loop;
 
 typedef struct frit_schedule {
   frit_sched_kernel *kernels;
@@ -49,11 +80,27 @@ typedef struct frit_schedule {
   int *output_buf;       /* output k -> buffer table index */
   int64_t arena_bytes;   /* static arena size (TEMPs after reuse), or -1 when symbolic */
   int no_fusion;
+  /* bounds policy FRIT_BOUNDS_CHECK: a TEMP i32 buffer of one element (-1 if none). The runtime
+   * zeroes it before a run and reads it after each kernel: a nonzero value c is the error
+   * err_msgs[c - 1] (FRIT_ERR_RUNTIME). */
+  int err_buf;
+  const char **err_msgs;
+  int nerr_msgs;
+  /* execution order (kernels are numbered in step order; a kernel appears once even when a
+   * loop runs it many times) */
+  frit_sched_step *steps;
+  int nsteps;
+  frit_sched_loop *loops;
+  int nloops;
 } frit_schedule;
 
 /* Builds the schedule computing `outputs` (tensor-level nodes). no_fusion = 1: every tensor op
  * is its own kernel. Owned by ctx. NULL with an error on bad input. */
 frit_schedule *frit_schedule_build(frit_ctx *ctx, frit_uop *const *outputs, int n, int no_fusion);
+/* The same with the bounds policy of explicit kernels (FRIT_BOUNDS_CLAMP/CHECK/UNCHECKED);
+ * frit_schedule_build uses FRIT_BOUNDS_CLAMP. */
+frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *outputs, int n, int no_fusion,
+                                          int bounds);
 
 /* Memory plan for these variable bindings: offsets[b] (nbufs entries) gets the byte offset of
  * each TEMP buffer in the arena (-1 for non-TEMP buffers), *total the arena size in bytes.

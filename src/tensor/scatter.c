@@ -1,4 +1,5 @@
-/* frit_scatter: the functional update behind Python's x.at[idx].set/add/min/max, lowered to
+/* frit_scatter: the functional update behind Python's x.at[idx].set/add/min/max (and the bitwise
+ * and/or/xor scatters of frit.scatter), lowered to
  * the tensor-level SCATTER node (a copy kernel, then a sequential update kernel: docs/schedule.md). */
 #include "tensor/composite.h"
 
@@ -7,8 +8,15 @@ frit_tensor *frit_scatter(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, frit_
   const char *name = "scatter";
   frit_tensor *ts[3] = {x, idx, updates};
   if (!ti_ok(ctx, name, ts, 3)) return NULL;
-  if (mode != FRIT_ATOMIC_ADD && mode != FRIT_ATOMIC_MIN && mode != FRIT_ATOMIC_MAX && mode != FRIT_ATOMIC_XCHG)
-    return ti_fail(ctx, name, ts, 3, "mode %d is not ADD, MIN, MAX or XCHG (set)", (int)mode);
+  if ((int)mode < 0 || mode >= FRIT_ATOMIC_COUNT_)
+    return ti_fail(ctx, name, ts, 3, "mode %d is not ADD, MIN, MAX, AND, OR, XOR or XCHG (set)", (int)mode);
+  bool bitwise = mode == FRIT_ATOMIC_AND || mode == FRIT_ATOMIC_OR || mode == FRIT_ATOMIC_XOR;
+  if (bitwise && frit_dtype_is_float(frit_tensor_dtype(x))) {
+    static const char *mn[] = {[FRIT_ATOMIC_AND] = "and", [FRIT_ATOMIC_OR] = "or", [FRIT_ATOMIC_XOR] = "xor"};
+    char db[32];
+    return ti_fail(ctx, name, ts, 3, "mode %s needs an integer or bool x, not %s", mn[mode],
+                   frit_dtype_name(frit_tensor_dtype(x), db, sizeof db));
+  }
   const frit_shape *sx = ti_shape(ctx, x), *si = ti_shape(ctx, idx);
   if (sx->ndim < 1) return ti_fail(ctx, name, ts, 3, "cannot scatter into a 0-d tensor");
   if (si->ndim != 1) return ti_fail(ctx, name, ts, 3, "indices must be 1-D");

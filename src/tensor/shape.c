@@ -162,9 +162,11 @@ bool ti_ok(frit_ctx *ctx, const char *op, frit_tensor *const *ts, int n) {
 
 /* ---------- shape inference ---------- */
 
-/* Sources that are tensors (the rest are i64 dim expressions). */
+/* Sources that are tensors (the rest are i64 dim expressions, or the KERNEL/LOOP an AFTER
+ * follows, which have no shape). */
 static bool is_tensor_src(const frit_uop *u, uint32_t i) {
   frit_op op = (frit_op)u->op;
+  if (op == FRIT_OP_AFTER) return i == 0 && !frit_dtype_is_ptr(u->dtype);
   if (op == FRIT_OP_GATHER) return i < 2;
   if (op == FRIT_OP_SCATTER) return i < 3;
   if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
@@ -316,12 +318,27 @@ static frit_shape *infer(frit_ctx *ctx, frit_uop *u) {
     if (!ok) return bad(ctx, u, "SCATTER needs x of rank >= 1, 1-D i64 indices and updates of shape (len(idx),) + x.shape[1:] in x's dtype");
     return (frit_shape *)x;
   }
+  /* Explicit kernels (docs/control.md): kernel scalars are 0-d; AFTER(t, KERNEL) is t's new
+   * version and AFTER(CARRY, LOOP) a host loop's result, both of src0's shape. */
+  case FRIT_OP_RANGE: case FRIT_OP_LOAD: case FRIT_OP_ATOMIC:
+    return new_shape(ctx, 0);
+  case FRIT_OP_AFTER:
+    if (u->nsrc < 2 || u->dtype != u->src[0]->dtype) return bad(ctx, u, "AFTER needs a tensor and a KERNEL or LOOP");
+    for (uint32_t i = 1; i < u->nsrc; i++)
+      if (u->src[i]->op != FRIT_OP_KERNEL && u->src[i]->op != FRIT_OP_LOOP)
+        return bad(ctx, u, "a tensor-level AFTER follows KERNEL or LOOP nodes");
+    return (frit_shape *)x;
+  case FRIT_OP_CARRY:
+    if ((int)u->nsrc > FRIT_MAX_DIMS || !dims_ok(u->src, (int)u->nsrc)) return bad(ctx, u, "dims must be i64");
+    if (!(s = new_shape(ctx, (int)u->nsrc))) return NULL;
+    memcpy(s->dims, u->src, u->nsrc * sizeof *u->src);
+    return s;
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_BIND: case FRIT_OP_SINK: case FRIT_OP_GROUP:
-  case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_REDUCE: case FRIT_OP_RANGE: case FRIT_OP_END:
+  case FRIT_OP_SPECIAL: case FRIT_OP_REDUCE: case FRIT_OP_END:
   case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_DEFINE_GLOBAL:
-  case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
-  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_: case FRIT_OP_SEQ: case FRIT_OP_BREAK:
-  case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY:
+  case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_STORE:
+  case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_: case FRIT_OP_SEQ: case FRIT_OP_BREAK:
+  case FRIT_OP_CONTINUE: case FRIT_OP_LOOP:
     return bad(ctx, u, "not a tensor-level op");
   case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
   case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS:

@@ -1,0 +1,124 @@
+"""The shader-like examples (examples/*.py of issue 5) at small sizes, outputs checked against
+numpy: bitonic sort (np.argsort stable), Mandelbulb raymarcher (numpy render at low resolution,
+PNG decodable), explicit n-body (float64 numpy and the vectorised frit form), histogram
+(np.bincount) and SPH density (dense numpy), prefix sum (np.cumsum); and each script's command
+line at a small size."""
+import importlib.util
+import os
+import struct
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples")
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location("example_" + name, os.path.join(EXAMPLES, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 1024])
+def test_bitonic_sort_host_loops(n):
+    ex = _load("bitonic_sort")
+    ks, vs, _ = ex.run(n, verbose=False)      # asserts against np.sort / stable argsort
+    keys, _ = ex.make_input(n)
+    np.testing.assert_array_equal(ks, np.sort(keys))
+
+
+def test_example_kernel_structure():
+    """The host-loop sort is one kernel launched per pass; the prefix sum three explicit kernels;
+    the raymarcher one kernel (plus none but copies around them)."""
+    bs, ps, mb = _load("bitonic_sort"), _load("prefix_sum"), _load("mandelbulb")
+    k, v = bs.make_input(64)
+    names = [kk.name for kk in bs._jitted(False).lower(k, v).kernels]
+    assert sum("bitonic" in nm for nm in names) == 1, names
+    names = [kk.name for kk in ps._jitted(16).lower(ps.make_input(100)).kernels]
+    assert [nm.split("_", 1)[1] for nm in names if "scan" in nm or "offsets" in nm] == \
+        ["scan_blocks", "scan_sums", "add_offsets"], names
+    names = [kk.name for kk in mb._jitted(8, 8).lower().kernels]
+    assert sum("mandelbulb" in nm for nm in names) == 1, names
+
+
+def test_bitonic_sort_unrolled_and_reversed_input():
+    ex = _load("bitonic_sort")
+    ex.run(256, unrolled=True, verbose=False)
+    keys = np.arange(512, dtype=np.float32)[::-1].copy()   # worst case for some sorts; no ties
+    vals = np.arange(512, dtype=np.int32)
+    ks, vs = ex._jitted(False)(keys, vals)
+    np.testing.assert_array_equal(np.asarray(ks), np.sort(keys))
+    np.testing.assert_array_equal(np.asarray(vs), np.argsort(keys, kind="stable"))
+
+
+def test_mandelbulb_vs_numpy_and_png(tmp_path):
+    ex = _load("mandelbulb")
+    got, ref, (miss, far, mad) = ex.check(40)
+    assert got.shape == (40, 40) and got.dtype == np.float32
+    assert np.all((got >= 0) & (got <= 1))
+    path = str(tmp_path / "m.png")
+    ex.write_png(path, ex.colorize(got))
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, {}
+    while pos < len(data):   # walk the chunks, verifying every CRC
+        ln, = struct.unpack(">I", data[pos:pos + 4])
+        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + ln]
+        crc, = struct.unpack(">I", data[pos + 8 + ln:pos + 12 + ln])
+        assert crc == zlib.crc32(tag + body) & 0xffffffff
+        chunks[tag] = body
+        pos += 12 + ln
+    w, h, depth, ctype = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
+    assert (w, h, depth, ctype) == (40, 40, 8, 2)
+    raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(40, 1 + 40 * 3)
+    assert np.all(raw[:, 0] == 0)
+    np.testing.assert_array_equal(raw[:, 1:].reshape(40, 40, 3), ex.colorize(got))
+
+
+def test_nbody_explicit_vs_vectorised_and_numpy():
+    ex = _load("nbody_explicit")
+    err_np, err_vec = ex.check(300, steps=2)
+    assert err_np < 1e-4 and err_vec < 1e-4
+
+
+@pytest.mark.parametrize("n", [1000, 1 << 17])
+def test_histogram_three_ways(n):
+    ex = _load("histogram_sph")
+    out, ref = ex.check_hist(n)   # asserts equality with np.bincount
+    assert sum(int(v.sum()) for v in out.values()) == n * len(out)
+    assert "blocks" in out or n % ex.BLOCK
+
+
+def test_sph_density():
+    ex = _load("histogram_sph")
+    errs, npairs = ex.check_sph(1500)
+    assert npairs > 500 and set(errs) == {"scatter", "atomic"}
+
+
+@pytest.mark.parametrize("n,block", [(1, 4), (1000, 64), (4096, 4096), (100003, 512)])
+def test_prefix_sum(n, block):
+    ex = _load("prefix_sum")
+    got, _ = ex.run(n, block, verbose=False)
+    np.testing.assert_array_equal(got, np.cumsum(ex.make_input(n), dtype=np.int64))
+
+
+@pytest.mark.parametrize("script,args", [
+    ("bitonic_sort", ["--n", "4096"]),
+    ("mandelbulb", ["--n", "32", "--check-size", "24"]),
+    ("nbody_explicit", ["--n", "256", "--steps", "2"]),
+    ("histogram_sph", ["--n", "200000", "--particles", "800"]),
+    ("prefix_sum", ["--n", "50000", "--block", "1000"]),
+])
+def test_example_scripts_run(script, args, tmp_path):
+    env = dict(os.environ)
+    if script == "mandelbulb":
+        args = args + ["--out", str(tmp_path / "m.png")]
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, script + ".py")] + args,
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "check" in r.stdout
