@@ -163,6 +163,36 @@ def _shape_spec(shape, what):
     return tuple(int(d) for d in dims), None, False
 
 
+# ---------------------------------------------------------------- structural signatures
+# Host loops get a fresh LOOP node (a new loop id) each time they are built, so an eager loop
+# run again would compile again. Recipes with equal signatures (equal build sequences over
+# inputs in the same positions) are shared instead: the replay cache then returns the same
+# graph, and the session's program cache hits.
+
+_RECIPES = {}
+
+
+def _param_sig(p):
+    if isinstance(p, (_Kernel, _HostLoop)):
+        return p.sig()
+    if isinstance(p, C.Array):
+        return ("ct", type(p)._type_, tuple(p))
+    if isinstance(p, tuple):
+        return tuple(_param_sig(x) for x in p)
+    if isinstance(p, (int, float, str, bytes, bool)) or p is None:
+        return (type(p), p)
+    return ("id", id(p), p)  # compared by identity: never a false match
+
+
+def _expr_sig(n, ref):
+    build, ops, params = n.expr
+    return (build, tuple(_param_sig(p) for p in params), tuple(ref(o) for o in ops))
+
+
+def _const_sig(n):
+    return ("c", n.dtype.code, n.scalar)
+
+
 # ---------------------------------------------------------------- rebinding
 
 def rebind(arr, node):
@@ -431,6 +461,52 @@ class _Kernel:
             self.cache[key] = r
         return r
 
+    def sig(self):
+        s = getattr(self, "_sig", None)
+        if s is not None:
+            return s
+        ext = self.ext
+        kpos = {}
+        vpos = {}
+
+        def ref(n):
+            if _is_const(n):
+                return _const_sig(n)
+            i = kpos.get(n)
+            if i is not None:
+                return ("k", i)
+            return ("e", ext[n])
+
+        out = [len(self.ext_list)]
+        for j, ins in enumerate(self.instrs):
+            kind = ins[0]
+            if kind == "pure":
+                out.append(_expr_sig(ins[1], ref))
+                kpos[ins[1]] = j
+            elif kind == "begin":
+                d = ins[2]
+                out.append(("begin", ins[1], d[0], ref(d[1]) if d[0] == "like" else d[1], d[2]))
+                for a, n in enumerate(ins[3]):
+                    kpos[n] = (j, a)
+            else:
+                e = [kind]
+                for x in ins[1:]:
+                    if isinstance(x, list):          # the out slot: numbered by position
+                        kpos[x[0]] = j
+                    elif isinstance(x, Var):
+                        e.append(("v", vpos.setdefault(x, len(vpos))))
+                    elif isinstance(x, tuple) and all(isinstance(y, A.Node) for y in x):
+                        e.append(tuple(ref(y) for y in x))     # indices
+                    elif isinstance(x, tuple):                 # (node, alias depth)
+                        e.append((ref(x[0]), x[1]))
+                    elif isinstance(x, A.Node):
+                        e.append(ref(x))
+                    else:
+                        e.append(x)
+                out.append(tuple(e))
+        s = self._sig = ("kernel",) + tuple(out)
+        return s
+
     def _replay(self, ctx, ts):
         ext = dict(zip(self.ext_list, ts))
         memo = {}
@@ -625,7 +701,7 @@ def _index_nodes(arr, idx, what):
         else:
             raise FritTypeError("%s: index %d is %r; inside frit.kernel indices are kernel "
                                 "scalars, 0-d integer arrays or ints" % (what, a, e))
-    return out
+    return tuple(out)
 
 
 def _is_element_index(arr, idx):
@@ -1051,12 +1127,22 @@ class _HostLoop:
             if n.np is None and n.sess is not sess:
                 n.sess.realize([n])
             ts.append(A._tensor_of(n, sess))
-        results = self.build(sess.ptr, ts)
         self.open = False
+        recipe = self
+        try:
+            key = self.sig()
+            recipe = _RECIPES.get(key)
+            if recipe is None:
+                if len(_RECIPES) >= _CACHE_MAX * 4:
+                    _RECIPES.clear()
+                recipe = _RECIPES[key] = self
+        except TypeError:  # an unhashable parameter: no sharing
+            recipe = self
+        results = recipe.build(sess.ptr, ts)
         abstract = any(n.abstract for n in ext_list)
         nodes = []
         for j, (arr, old) in enumerate(carried):
-            nodes.append(_new_node(sess, results[j], (_b_loop_out, ext_list, (self, j)),
+            nodes.append(_new_node(sess, results[j], (_b_loop_out, ext_list, (recipe, j)),
                                    old.dtype, old.shape, abstract))
         for arr, old in carried:
             arr._n = old
@@ -1072,6 +1158,30 @@ class _HostLoop:
                 self.cache.clear()
             self.cache[key] = r
         return r
+
+    def sig(self):
+        s = getattr(self, "_sig", None)
+        if s is not None:
+            return s
+        bidx = {n: j for j, n in enumerate(self.body)}
+        eidx = {n: j for j, n in enumerate(self.ext_list)}
+
+        def ref(n):
+            if n is self.i_node:
+                return ("i",)
+            if _is_const(n):
+                return _const_sig(n)
+            j = bidx.get(n)
+            if j is not None and n.np is None:
+                return ("b", j)
+            return ("e", eidx[n])
+
+        body = tuple(_const_sig(b) if _is_const(b) else ("L", eidx[b]) if b.np is not None
+                     else _expr_sig(b, ref) for b in self.body)
+        s = self._sig = ("loop", len(self.ext_list), tuple(ref(n) for n in self.bounds),
+                         tuple(ref(n) for n in self.inits), tuple(ref(n) for n in self.nexts),
+                         None if self.stop_node is None else ref(self.stop_node), body)
+        return s
 
     def _replay(self, ctx, ts):
         ext = dict(zip(self.ext_list, ts))

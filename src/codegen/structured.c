@@ -16,6 +16,7 @@ typedef struct sblk {
   int lbl;       /* loop blocks: number for the labels (a RANGE may be looped over twice) */
   bool alive;
   bool kaxis;    /* a loop of a kernel axis (no break/continue) */
+  bool simd;     /* the innermost kernel axis: points are independent, so it may run as SIMD lanes */
   bool brk, cont; /* labels for a goto out of nested loops */
   cg_str text, head;
 } sblk;
@@ -121,6 +122,7 @@ static void close_blk(sg *g, int b) {
   if (B->cont) line(g, b, "cont%" PRIu32 "_%d:;", B->rix, B->lbl);
   B = &g->b[b];
   int p = B->parent;
+  if (B->simd) line(g, p, "#pragma omp simd");
   line(g, p, "%s {", B->head.s ? B->head.s : "");
   B = &g->b[b];
   if (B->text.s) cg_puts(&g->b[p].text, B->text.s);
@@ -521,6 +523,16 @@ static bool emit_store(sg *g, frit_uop *u, int cur) {
   return ok;
 }
 
+/* Points of a kernel are independent (races are the program's), so the innermost kernel axis is
+ * marked `omp simd`: gcc then vectorises across points (outer-loop vectorisation through inner
+ * loops of uniform trip count, e.g. an n-body loop over j), each lane keeping its own program
+ * order. Not with atomics, whose read-modify-write must stay one per point in sequence. */
+static bool has_atomic(const sg *g) {
+  for (size_t k = 0; k < g->n; k++)
+    if (g->nodes[k]->op == FRIT_OP_ATOMIC || g->nodes[k]->op == FRIT_OP_ATOMIC_CAS) return true;
+  return false;
+}
+
 /* Opens the loops of END/REDUCE u's ranges (first outermost) below cur; *inner gets the
  * innermost. Trip counts are evaluated once, before their loop. */
 static bool open_loops(sg *g, frit_uop *u, int cur, int *inner, bool kernel) {
@@ -548,6 +560,7 @@ static bool open_loops(sg *g, frit_uop *u, int cur, int *inner, bool kernel) {
       cg_printf(&g->b[nb].head, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, rk, rk, tn, rk);
     }
     g->b[nb].kaxis = kernel;
+    g->b[nb].simd = kernel && i + 1 == u->nsrc && !has_atomic(g);
     g->b[nb].lbl = g->tmp++;
     b = nb;
   }

@@ -11,6 +11,7 @@ typedef struct ek_kernel {
   frit_uop *k;
   frit_uop **after; /* its versions AFTER(t, K), first-store order */
   int nafter;
+  uint8_t *full;     /* per version: every element is stored before anything reads it */
   frit_uop **scalar; /* tensors K reads as whole 0-d values */
   int nscalar;
   int64_t next_axis; /* one above the largest axis id in the body */
@@ -113,6 +114,54 @@ static frit_status scan_body(frit_ctx *ctx, frit_uop *k, const uint8_t *is_src, 
   return rc;
 }
 
+/* Does node u (a statement of K's body) reach an element address of t? */
+static bool touches(frit_uop *u, const frit_uop *t, const uint8_t *is_src, uint8_t *seen, nodes *st) {
+  st->n = 0;
+  if (!push(st, u)) return true; /* out of memory: answer conservatively */
+  while (st->n) {
+    frit_uop *x = st->v[--st->n];
+    if (is_address(x) && x->src[0] == t) return true;
+    for (uint32_t i = 0; i < x->nsrc; i++) {
+      frit_uop *s = x->src[i];
+      if (is_src[s->id] || seen[s->id]) continue;
+      seen[s->id] = 1;
+      if (!push(st, s)) return true;
+    }
+  }
+  return false;
+}
+
+/* Is t's old value dead in K: does each point store its own element of t, unconditionally at
+ * the top level of the body, before anything touches t? Then every element is overwritten
+ * before it is read (points only read their own stores; reading another point's element is
+ * a race whose result is unspecified anyway) and the version needs no copy of t. */
+static bool fully_stored(frit_ctx *ctx, frit_uop *k, frit_uop *t, const uint8_t *is_src) {
+  frit_uop *body = k->src[0], *seq = body->op == FRIT_OP_END ? body->src[0] : body;
+  const frit_shape *sh = frit_shape_of(ctx, t);
+  int d = body->op == FRIT_OP_END ? (int)body->nsrc - 1 : 0;
+  if (!sh || sh->ndim != d || seq->op != FRIT_OP_SEQ) return false;
+  for (int a = 0; a < d; a++) /* the kernel's index space is t's shape */
+    if (body->src[1 + a]->op != FRIT_OP_RANGE || body->src[1 + a]->src[0] != sh->dims[a]) return false;
+  uint8_t *seen = calloc((size_t)k->id + 1, 1);
+  nodes st = {0};
+  bool full = false;
+  for (uint32_t i = 0; seen && i < seq->nsrc; i++) {
+    frit_uop *c = seq->src[i];
+    if (c->op == FRIT_OP_STORE && is_address(c->src[0]) && c->src[0]->src[0] == t && c->src[0]->nsrc == 2) {
+      frit_uop *I = c->src[0]->src[1];
+      bool ident = d == 0 ? I->op == FRIT_OP_CONST : d == 1 ? I == body->src[1] : I->op == FRIT_OP_VECTORIZE;
+      for (int a = 0; ident && d > 1 && a < d; a++) ident = (int)I->nsrc == d && I->src[a] == body->src[1 + a];
+      /* the stored value must not read t either */
+      if (ident && !touches(c->src[1], t, is_src, seen, &st)) full = true;
+      break;
+    }
+    if (touches(c, t, is_src, seen, &st)) break;
+  }
+  free(seen);
+  free(st.v);
+  return full;
+}
+
 static frit_uop **arena_nodes(frit_ctx *ctx, const nodes *a) {
   frit_uop **v = frit_arena_alloc(&ctx->arena, (size_t)(a->n + 1) * sizeof *v);
   if (v && a->n) memcpy(v, a->v, (size_t)a->n * sizeof *v);
@@ -188,6 +237,8 @@ frit_status sched_ek_prepare(sched_state *S, frit_uop *const *outs, int n, frit_
     ek_kernel *K = &E->ks[j];
     K->k = k;
     K->nafter = after.n;
+    if (rc == FRIT_OK && !(K->full = frit_arena_alloc(&ctx->arena, (size_t)after.n + 1))) rc = nomem(ctx);
+    for (int i = 0; rc == FRIT_OK && i < after.n; i++) K->full[i] = fully_stored(ctx, k, after.v[i]->src[0], is_src);
     K->nscalar = scalar.n;
     K->next_axis = max_axis + 1;
     if (rc == FRIT_OK && (!(K->after = arena_nodes(ctx, &after)) || !(K->scalar = arena_nodes(ctx, &scalar))))
@@ -216,6 +267,13 @@ int sched_ek_versions(const sched_state *S, const frit_uop *k, frit_uop *const *
   const ek_kernel *K = find_kernel(S, k);
   *after = K ? K->after : NULL;
   return K ? K->nafter : 0;
+}
+
+bool sched_ek_fully_stored(const sched_state *S, const frit_uop *a) {
+  const ek_kernel *K = find_kernel(S, a->src[1]);
+  for (int i = 0; K && i < K->nafter; i++)
+    if (K->after[i] == a) return K->full[i] != 0;
+  return false;
 }
 
 bool sched_ek_scalar_use(const sched_state *S, const frit_uop *k, const frit_uop *t) {

@@ -550,7 +550,8 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
             if (add_buf(ctx, &bufs, &nb, &capb, a, FRIT_BUF_TEMP, -1) != FRIT_OK) goto fail;
           }
         }
-        if (!inplace) specs[nspec++] = (sched_kspec){.root = a, .out_buf = st.buf_of[a->id], .scatter = 1};
+        if (!inplace && !sched_ek_fully_stored(&st, a)) /* K overwrites every element first: no copy */
+          specs[nspec++] = (sched_kspec){.root = a, .out_buf = st.buf_of[a->id], .scatter = 1};
       }
       specs[nspec++] = (sched_kspec){.root = u, .out_buf = -1, .ekernel = 1};
       continue;

@@ -72,6 +72,9 @@ frit_status sched_check_tensor_node(frit_ctx *ctx, frit_uop *u);
 frit_status sched_ek_prepare(sched_state *S, frit_uop *const *outs, int n, frit_uop ***extra, int *nextra);
 /* The versions AFTER(t, K) of kernel K, in first-store order; returns their number. */
 int sched_ek_versions(const sched_state *S, const frit_uop *k, frit_uop *const **after);
+/* Version a = AFTER(t, K): K stores every element of t before reading any, so t's old value is
+ * dead and the version's buffer needs no copy of it. */
+bool sched_ek_fully_stored(const sched_state *S, const frit_uop *a);
 /* K reads t as a whole 0-d value (a scalar operand) rather than through element addresses. */
 bool sched_ek_scalar_use(const sched_state *S, const frit_uop *k, const frit_uop *t);
 /* Lowers explicit kernel spec ks (the k-th kernel) to Contract B into *out (ast, params, name). */

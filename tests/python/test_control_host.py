@@ -289,3 +289,204 @@ def test_bounds_settings():
         frit.jit(lambda x: x, bounds="nope")
     with pytest.raises(frit.FritError, match="bounds"):
         frit.Session(bounds="nope")
+
+
+# ---------------------------------------------------------------- host loops
+
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_static_trip_count(path):
+    def f(x):
+        acc = frit.var(0.0, frit.float64)
+        with frit.loop(10) as i:
+            acc.set(acc + i * x.sum())
+            x[...] = x * 0.5
+        return acc.get(), x
+
+    a = np.arange(4.0)
+    acc, x = 0.0, a.copy()
+    for i in range(10):
+        acc += i * x.sum()
+        x = x * 0.5
+    ga, gx = run(path, f, a)
+    np.testing.assert_allclose(ga, acc, rtol=1e-12)
+    np.testing.assert_allclose(gx, x, rtol=1e-12)
+
+
+@pytest.mark.parametrize("start,end,step", [(0, 7, 1), (2, 11, 3), (10, 0, -1), (5, -6, -4),
+                                            (3, 3, 1), (5, 2, 1), (0, 5, 10)])
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_start_end_step(path, start, end, step):
+    def f(x):
+        with frit.loop(start, end, step) as i:
+            x[...] = x * 3 + i
+        return x
+
+    x = np.array([1], np.int64)
+    for i in range(start, end, step):
+        x = x * 3 + i
+    assert np.array_equal(run(path, f, np.array([1], np.int64)), x)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_dynamic_trip_count(path):
+    """The trip count is computed by the program (a reduction), and one from a symbolic size."""
+    def f(x, n):
+        s = frit.var(0, frit.int64)
+        with frit.loop(n.sum()) as i:
+            s += i
+        t = frit.var(0, frit.int64)
+        with frit.loop(frit.asarray(1), x.sum().astype(frit.int64), 2) as i:
+            t.set(t * 2 + i)
+        return s.get(), t.get()
+
+    for nv in [np.array([2, 3]), np.array([0, 0]), np.array([7, 1])]:
+        x = np.arange(5)
+        ws = sum(range(int(nv.sum())))
+        wt = 0
+        for i in range(1, int(x.sum()), 2):
+            wt = wt * 2 + i
+        gs, gt = run(path, f, x, nv)
+        assert int(gs) == ws and int(gt) == wt
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_nested_and_kernels_in_body(path):
+    """Nested host loops whose bodies launch kernels; the inner trip count depends on the outer
+    index. Each kernel reads what the previous iteration wrote (RAW across iterations)."""
+    n = 16
+
+    def f(x):
+        y = x * 0
+        with frit.loop(3) as a:
+            with frit.loop(a + 1) as b:
+                with frit.kernel(n) as i:               # reads x, writes y: no race
+                    y[i] = x[(i + 1) % n] + a * 10 + b
+                with frit.kernel(n) as i:
+                    x[i] = y[i]
+        return x
+
+    x = np.arange(n, dtype=np.int64)
+    for a in range(3):
+        for b in range(a + 1):
+            x = np.roll(x, -1) + a * 10 + b
+    assert np.array_equal(run(path, f, np.arange(n, dtype=np.int64)), x)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_break_and_continue(path):
+    def f(x):
+        it = frit.var(0, frit.int64)
+        with frit.loop(100) as i:
+            with frit.if_(i % 3 == 1):
+                frit.continue_()
+            x[...] = x * 2
+            with frit.if_(x.sum() > 1000):
+                frit.break_()
+            it.set(it + 1)               # after the break point: discarded when breaking
+            x[0] = x[0] + 1
+        return x, it.get()
+
+    x = np.array([1, 2, 3], np.int64)
+    it = 0
+    for i in range(100):
+        if i % 3 == 1:
+            continue
+        x = x * 2
+        if x.sum() > 1000:
+            break
+        it += 1
+        x[0] += 1
+    gx, gi = run(path, f, np.array([1, 2, 3], np.int64))
+    assert np.array_equal(gx, x) and int(gi) == it
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_unconditional_break_and_zero_trip(path):
+    def f(x):
+        with frit.loop(5):
+            x[...] = x + 1
+            frit.break_()
+            x[...] = x + 100
+        with frit.loop(0):
+            x[...] = x * 0
+        return x
+
+    assert np.array_equal(run(path, f, np.arange(3.0)), np.arange(3.0) + 1)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_host_loop_order_across_iterations(path):
+    """WAR and WAW across iterations: b snapshots a before a is written; c is written twice per
+    iteration; d is only read (never carried) and keeps its value."""
+    def f(a, d):
+        b = a * 0
+        c = a * 0
+        with frit.loop(4) as i:
+            b[...] = a                  # read a (the previous iteration's value)
+            a[...] = a + d              # then write it
+            c[...] = b + 1
+            c[...] = c * 2 + i          # write after write
+        return a, b, c, d
+
+    a0, d0 = np.arange(3.0), np.array([1.0, 10.0, 100.0])
+    a, b, c = a0.copy(), None, None
+    for i in range(4):
+        b = a.copy()
+        a = a + d0
+        c = (b + 1) * 2 + i
+    ga, gb, gc, gd = run(path, f, a0, d0)
+    assert np.array_equal(ga, a) and np.array_equal(gb, b) and np.array_equal(gc, c)
+    assert np.array_equal(gd, d0)
+
+
+def test_host_loop_body_values_and_snapshots():
+    x = frit.asarray(np.arange(3.0))
+    before = x.copy()
+    ref = x                                  # the same Array: follows it
+    with frit.loop(3) as i:
+        y = x * 2                            # a body value
+        x[...] = y + i
+        tmp = frit.zeros(3)                  # made in the body: fresh each iteration
+        tmp[0] = tmp[0] + 1
+        x[...] = x + tmp
+    want = np.arange(3.0)
+    for i in range(3):
+        want = want * 2 + i
+        want[0] += 1
+    assert np.array_equal(np.asarray(x), want) and np.array_equal(np.asarray(ref), want)
+    assert np.array_equal(np.asarray(before), np.arange(3.0))
+    with pytest.raises(frit.FritError, match="only valid in that body"):
+        y + 1
+    with pytest.raises(frit.FritError, match="frit.loop"):
+        with frit.loop(2) as i:
+            float(i)
+
+
+def test_host_loop_eager_reuses_compiled_code():
+    sess = frit.current_session()
+
+    def step(x):
+        with frit.loop(4) as i:
+            x[...] = x + i
+        return x
+
+    np.asarray(step(frit.asarray(np.zeros(5))))
+    c0 = sess.stats["cc"]
+    got = np.asarray(step(frit.asarray(np.ones(7))))
+    assert np.array_equal(got, np.ones(7) + 6)
+    assert sess.stats["cc"] == c0
+
+
+def test_host_loop_errors():
+    with pytest.raises(frit.FritError, match="frit.break_"):
+        frit.break_()
+    with pytest.raises(frit.FritError, match="step"):
+        frit.loop(0, 10, 0)
+    with pytest.raises(frit.FritError, match="frit.loop"):
+        frit.loop(frit.ones(3))
+    x = frit.zeros(2)
+    with pytest.raises(ZeroDivisionError):
+        with frit.loop(3):
+            x[0] = 1
+            1 / 0
+    assert np.asarray(x).tolist() == [0, 0]      # the failed loop left x as it was
