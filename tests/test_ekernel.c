@@ -550,7 +550,48 @@ static void fuzz_versions(int seed) {
   frit_ctx_free(C);
 }
 
+/* A written tensor whose dim may be 0 (symbolic, lower bound 0): accesses are gated on the dim
+ * being nonzero (no element to clamp into); reads of it give 0 there. */
+static void test_maybe_empty(void) {
+  C = frit_ctx_new();
+  enum { N = 200 };
+  frit_uop *bv = frit_var(C, "nb", 0, 64);
+  int64_t n = N;
+  frit_tensor *idx = frit_input(C, "idx", FRIT_I64, 1, &n);
+  frit_tensor *h = frit_full_sym(C, FRIT_I32, 1, &bv, 0), *got_old = frit_zeros(C, FRIT_I32, 1, &n), *i;
+  CHECK(frit_kernel_begin_static(C, "hist", 1, &n, &i) == FRIT_OK);
+  frit_tensor *b = frit_kernel_load(C, idx, 1, &i);
+  frit_tensor *old = frit_kernel_atomic(C, FRIT_ATOMIC_ADD, h, 1, &b, frit_scalar_i(C, FRIT_I32, 1));
+  frit_kernel_store(C, got_old, 1, &i, bin(FRIT_BF_MUL, old, frit_scalar_i(C, FRIT_I32, 0))); /* 0 either way */
+  frit_tensor *z = frit_scalar_i(C, FRIT_I64, 0);
+  frit_tensor *first = frit_kernel_load(C, h, 1, &z); /* gated read: 0 when nb == 0 */
+  frit_kernel_store(C, got_old, 1, &i, bin(FRIT_BF_ADD, frit_kernel_load(C, got_old, 1, &i),
+                                           bin(FRIT_BF_MUL, first, frit_scalar_i(C, FRIT_I32, 0))));
+  CHECK_EQ_INT(frit_kernel_end(C), 2);
+  frit_tensor *outs[2] = {version(0), version(1)};
+  int64_t iv[N];
+  for (int k = 0; k < N; k++) iv[k] = rnd(-2, 9);
+  for (int nbv = 0; nbv <= 7; nbv += 7) {
+    int32_t want[8] = {0}, got[8] = {-5, -5, -5, -5, -5, -5, -5, -5}, g2[N];
+    for (int k = 0; k < N && nbv; k++) want[iv[k] < 0 ? 0 : iv[k] >= nbv ? nbv - 1 : iv[k]]++;
+    frit_binding bd = {"nb", nbv};
+    for (int mode = 0; mode < 3; mode++) {
+      frit_program *p = compile_mode(outs, 2, mode, FRIT_BOUNDS_CLAMP);
+      void *ins[1] = {iv}, *op[2] = {got, g2};
+      if (!p || frit_program_run(p, ins, op, &bd, 1) != FRIT_OK) {
+        fprintf(stderr, "maybe_empty nb=%d mode %d: %s\n", nbv, mode, frit_error(C));
+        CHECK(0);
+        continue;
+      }
+      CHECK(memcmp(got, want, (size_t)nbv * sizeof *got) == 0);
+      CHECK(nbv || got[0] == -5); /* nothing written when empty */
+    }
+  }
+  frit_ctx_free(C);
+}
+
 static void run_tests(void) {
+  test_maybe_empty();
   for (int seed = 0; seed < 96; seed++) fuzz_versions(seed);
   test_symbolic_rank0();
   test_hazards();

@@ -3,6 +3,7 @@
  * kernels, interpret mode and the memory plan, each against a plain C loop. */
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "check.h"
 #include "frit.h"
@@ -628,6 +629,32 @@ static void test_check_and_const_stop(int interpret) {
   frit_ctx_free(ctx);
 }
 
+/* The cost of a loop iteration: one 0-d kernel and a swap per iteration. Printed for the record,
+ * not asserted (machine load); the result is checked. */
+static void test_overhead(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  T *init = iconst(ctx, 0), *i, *c, *r;
+  CHECK(frit_host_loop_begin(ctx, iconst(ctx, 0), var_t(ctx, "n", 0, 1 << 30), iconst(ctx, 1), 1, &init, &i, &c) ==
+        FRIT_OK);
+  T *nx = add(ctx, c, i);
+  CHECK(frit_host_loop_end(ctx, &nx, NULL, &r) == FRIT_OK);
+  frit_program *p = compile_n(ctx, &r, 1, 0);
+  CHECK(p != NULL);
+  if (p) {
+    int64_t out = 0, n = 200000;
+    void *o[1] = {&out};
+    frit_binding b = {"n", n};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(frit_program_run(p, NULL, o, &b, 1) == FRIT_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK_EQ_INT(out, n * (n - 1) / 2);
+    double dt = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    fprintf(stderr, "host loop: %.3f us per iteration (one 0-d kernel and a swap)\n", 1e6 * dt / (double)n);
+  }
+  frit_ctx_free(ctx);
+}
+
 int main(void) {
   for (int interp = 0; interp < 3; interp++) { /* compiled, interpreted, unfused */
     test_static(interp);
@@ -645,5 +672,6 @@ int main(void) {
     test_check_and_const_stop(interp);
   }
   test_errors();
+  test_overhead();
   CHECK_DONE();
 }

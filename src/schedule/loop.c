@@ -619,9 +619,11 @@ static frit_status extend_liveness(frit_ctx *ctx, const sched_loops *L, frit_sch
   for (int b = 0; b < s->nbufs; b++) par[b] = b;
   for (int i = 0; i < L->nsteps; i++)
     if (L->steps[i].kind == FRIT_STEP_SWAP) par[uf_find(par, L->steps[i].a)] = uf_find(par, L->steps[i].b);
+  int maxdepth = 0;
+  for (int l = 0; l < L->nloops; l++) maxdepth = L->loops[l].depth > maxdepth ? L->loops[l].depth : maxdepth;
   for (bool changed = true; changed;) {
     changed = false;
-    for (int depth = 64; depth >= 1; depth--) {
+    for (int depth = maxdepth; depth >= 1; depth--) {
       for (int l = 0; l < L->nloops; l++) {
         const loop_info *li = &L->loops[l];
         if (li->depth != depth) continue;

@@ -244,12 +244,17 @@ def test_host_var_get_set_operand():
     assert float(v) == 3.0
     assert np.asarray(frit.ones(2) + v).tolist() == [4.0, 4.0]
     assert float(2 ** v) == 8.0
-    w = frit.var(np.arange(3))                # n-d
+    w = frit.Var(np.arange(3))                # n-d (frit.var(array) is the variance)
     w.set(5)                                  # broadcast
     assert np.asarray(w.get()).tolist() == [5, 5, 5]
     snap = w.get()
     w.set(w + 1)
     assert np.asarray(snap).tolist() == [5, 5, 5]
+    u = frit.var(np.arange(3), dtype=frit.float32)   # dtype= also makes a variable
+    assert isinstance(u, frit.Var) and u.dtype == frit.float32
+    # numpy's variance keeps its name
+    assert float(frit.var(frit.asarray(np.arange(4.0)))) == np.var(np.arange(4.0))
+    assert np.allclose(np.asarray(frit.var(frit.ones((2, 3)), axis=0)), 0)
 
 
 # ---------------------------------------------------------------- frit.indices
@@ -490,3 +495,49 @@ def test_host_loop_errors():
             x[0] = 1
             1 / 0
     assert np.asarray(x).tolist() == [0, 0]      # the failed loop left x as it was
+
+
+# ---------------------------------------------------------------- kernels under host control flow
+
+@pytest.mark.parametrize("path", PATHS)
+def test_kernels_under_host_if_and_break(path):
+    """Kernel writes inside a host if_ are selected; kernel writes after a break_ in the same
+    iteration are discarded; a host var is read inside kernels."""
+    n = 8
+
+    def f(x, h):
+        scale = frit.var(1.0, dtype=frit.float64)
+        with frit.loop(20) as it:
+            with frit.kernel(n) as i:
+                x[i] = x[i] * scale + 1
+            with frit.if_(it % 2 == 0):
+                with frit.kernel(n) as i:
+                    frit.atomic_add(h, (x[i] * 7).astype(frit.int64) % 5, 1)
+            with frit.if_(x.max() > 50):
+                frit.break_()
+            scale.set(scale * 1.5)
+            with frit.kernel(n) as i:
+                x[i] = x[i] - 0.25
+        return x, h, scale.get()
+
+    x0 = np.linspace(0, 1, n)
+    x, h, scale = x0.copy(), np.zeros(5, np.int64), 1.0
+    for it in range(20):
+        x = x * scale + 1
+        if it % 2 == 0:
+            np.add.at(h, (x * 7).astype(np.int64) % 5, 1)
+        if x.max() > 50:
+            break
+        scale *= 1.5
+        x = x - 0.25
+    gx, gh, gs = run(path, f, x0, np.zeros(5, np.int64))
+    np.testing.assert_allclose(gx, x, rtol=1e-12)
+    assert np.array_equal(gh, h) and float(gs) == scale
+
+
+def test_long_eager_chain_of_kernels():
+    x = frit.asarray(np.zeros(4, np.int64))
+    for k in range(600):
+        with frit.kernel(4) as i:
+            x[i] = x[i] + i + k
+    assert np.array_equal(np.asarray(x), np.arange(4) * 600 + sum(range(600)))
