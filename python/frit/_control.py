@@ -23,6 +23,7 @@ import ctypes as C
 import itertools
 import operator
 import sys
+import weakref
 
 import numpy as np
 
@@ -68,8 +69,15 @@ def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
+# Constants of the control structure itself (index literals, loop bounds, variable inits) are
+# baked into the graph as CONSTs (static trip counts, folded indices). Weak scalars of arithmetic
+# are inputs of kernel and loop recipes instead, as everywhere in eager frit: a kernel run again
+# with another Python scalar reuses its compiled code.
+_BAKED = weakref.WeakSet()
+
+
 def _const(v, dt):
-    """A constant 0-d node of dtype dt (a CONST wherever it is used, like a weak scalar)."""
+    """A constant 0-d node of dtype dt, always a CONST in the graph."""
     if dt is D.bfloat16:
         data = A._bf16_bits(np.float32(v))
         sv = float(L.bf16_value(data))
@@ -77,11 +85,13 @@ def _const(v, dt):
         with np.errstate(all="ignore"):
             data = np.array(v, dt.value)
         sv = float(data) if dt.kind == "f" else int(data)
-    return A._concrete_node(data, dt, scalar=sv)
+    n = A._concrete_node(data, dt, scalar=sv)
+    _BAKED.add(n)
+    return n
 
 
 def _is_const(n):
-    return n.np is not None and n.scalar is not None
+    return n.np is not None and n.scalar is not None and n in _BAKED
 
 
 def _const_tensor(ctx, n):
@@ -213,6 +223,11 @@ def rebind(arr, node):
     or continue_ in the innermost host loop the new value is masked by the loop's skip condition."""
     global _last_if
     _last_if = None  # a write between an if_ block and else_: the else_ no longer follows it
+    if _kernel is not None and arr._n.scope is not _kernel:
+        # (x += 1 on a kernel scalar only renames a value: allowed)
+        raise FritError("in-place update of an array inside frit.kernel: kernels write elements "
+                        "(a[i, j] = v) and variables (frit.var); whole-array updates belong "
+                        "outside the kernel")
     if _host:
         old = arr._n
         loop = _innermost_loop()
@@ -244,13 +259,12 @@ def setitem(arr, idx, value):
     functional update (numpy indexing, index arrays; duplicates: the last in index order)."""
     k = _kernel
     if k is not None:
-        ok, has_k = KN._is_element_index(arr, idx)
+        ok, _ = KN._is_element_index(arr, idx)
         if ok:
             return k.store(arr, idx, value)
-        if has_k:
-            raise FritError("element store: inside frit.kernel an element is addressed by one "
-                            "scalar index per axis (array of shape %s, index %r)"
-                            % (arr.shape, idx))
+        raise FritError("element store: inside frit.kernel an element is addressed by one "
+                        "scalar index per axis (array of shape %s, index %r); slices and index "
+                        "arrays are for code outside kernels" % (arr.shape, idx))
     rebind(arr, _functional_set(arr, idx, value)._n)
 
 
@@ -675,5 +689,6 @@ def get_bounds():
 
 from . import _kernel as KN  # noqa: E402  (circular: they build on this module)
 from . import _hostloop as HL  # noqa: E402
-from ._kernel import (kernel, kernel_open, kernel_getitem, atomic_add, atomic_min,  # noqa: E402,F401
-                      atomic_max, atomic_and, atomic_or, atomic_xor, atomic_exchange)
+from ._kernel import (kernel, kernel_open, kernel_getitem,  # noqa: E402,F401  (re-exported)
+                      atomic_add, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor,
+                      atomic_exchange)

@@ -7,9 +7,9 @@ from . import _array as A
 from . import _dtypes as D
 from . import _control as K
 from . import _session as S
-from ._control import (_chain, _status, _check, _is_int, _const, _is_const, _const_tensor, _new_node,
-                      _wrap, _const_sig, _expr_sig, Var, rebind, _CACHE_MAX, _RECIPES, _host,
-                      _innermost_loop, _restore, _loop_ids, _p, fn, _ptrs)
+from ._control import (_chain, _status, _check, _is_int, _const, _is_const, _const_tensor,
+                      _new_node, _wrap, _const_sig, _expr_sig, Var, rebind, _CACHE_MAX, _RECIPES,
+                      _host, _innermost_loop, _restore, _loop_ids, _p, fn, _ptrs)
 from ._errors import FritError, FritTypeError
 
 
@@ -117,8 +117,8 @@ class _HostLoop:
         # inputs of the recipe: values from outside the body, in first-use order
         ext, ext_list = set(), []
 
-        def use(n):
-            if n in bs or n is self.i_node or _is_const(n) or n in ext:
+        def use(n):  # concrete values made in the body (frit.zeros(...)) are inputs too
+            if n is self.i_node or _is_const(n) or n in ext or (n.np is None and n in bs):
                 return
             ext.add(n)
             ext_list.append(n)
@@ -135,11 +135,6 @@ class _HostLoop:
             use(n)
         if stop is not None:
             use(stop)
-        # concrete body values (frit.zeros(...) made in the body) are inputs too
-        for b in self.body:
-            if b.np is not None and not _is_const(b) and b not in ext:
-                ext.add(b)
-                ext_list.append(b)
         self.ext_list = ext_list
         sess = self.sess
         ts = []

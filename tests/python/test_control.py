@@ -9,14 +9,19 @@ import pytest
 import frit
 from frit import _lib as L
 
-PATHS = ["eager", "jit", "jit_static"]
+PATHS = ["eager", "interp", "jit", "jit_static"]
 
 
 def run(path, f, *args):
-    if path == "eager":
-        out = f(*[frit.asarray(a) for a in args])
-    else:
-        out = frit.jit(f, dynamic=(path == "jit"))(*args)
+    """f on numpy args: eagerly, eagerly in an interpreting session (the reference interpreter
+    runs the kernels), or jitted with symbolic / static shapes; returns numpy results."""
+    if path in ("eager", "interp"):
+        sess = frit.Session(interpret=True) if path == "interp" else frit.current_session()
+        with sess.as_current():
+            out = f(*[frit.asarray(a) for a in args])
+            out = tuple(np.asarray(o) for o in out) if isinstance(out, tuple) else np.asarray(out)
+        return out
+    out = frit.jit(f, dynamic=(path == "jit"))(*args)
     if isinstance(out, tuple):
         return tuple(np.asarray(o) for o in out)
     return np.asarray(out)
@@ -210,7 +215,7 @@ def test_per_point_if_else_and_collatz(path):
 
     def f(x):
         steps = frit.zeros_like(x)
-        kind = frit.zeros(x.shape, frit.int8) if path != "jit" else frit.zeros_like(x).astype(frit.int8)
+        kind = frit.zeros_like(x).astype(frit.int8)
         with frit.kernel(x) as (i,):
             v = frit.var(x[i])
             n = frit.var(0, frit.int64)
@@ -365,11 +370,12 @@ def test_order_across_kernels(path):
         with frit.kernel(8) as i:
             x[i] = x[i] + 1
         mid = x * 1                           # read between (RAW)
+        y = x * 0
         with frit.kernel(8) as i:
-            x[i] = x[7 - i] * 10              # reads other points' elements of the new version
+            y[i] = x[7 - i] * 10              # reads other points' elements of the new version
         with frit.kernel(4) as i:
-            x[i] = -1.0                       # WAW: the last write wins
-        return before, mid, x
+            y[i] = -1.0                       # WAW: the last write wins
+        return before, mid, y
 
     b, m, x = run(path, f, a)
     want = ((a + 1)[::-1] * 10).copy()
@@ -512,3 +518,21 @@ def test_kernel_errors_name_the_operation():
     with frit.kernel(3) as i:
         y[i] = i
     assert np.asarray(y).tolist() == [0, 1, 2]
+
+
+def test_tensor_level_writes_inside_a_kernel_are_errors():
+    x = frit.zeros(4)
+    with pytest.raises(frit.FritError, match="element store"):
+        with frit.kernel(4) as i:
+            x[1:3] = 1.0
+    with pytest.raises(frit.FritError, match="element store"):
+        with frit.kernel(4) as i:
+            x[np.array([0, 1])] = 1.0
+    with pytest.raises(frit.FritError, match="in-place update"):
+        with frit.kernel(4) as i:
+            x += 1
+    with frit.kernel(4) as i:
+        v = x[i]
+        v += 1                     # a kernel scalar: only a new name for v + 1
+        x[i] = v
+    assert np.asarray(x).tolist() == [1, 1, 1, 1]
