@@ -635,24 +635,10 @@ def _b_indices(ctx, ts, dims, axis):
         ds = [fn["frit_tensor_dim"](ts[0], a) for a in range(nd)]
     else:
         ds = [fn["frit_const_int"](ctx, L.I64, d) for d in dims]
-    if L.has("frit_indices"):
-        out = (_p * max(1, nd))()
-        if fn["frit_indices"](ctx, nd, _ptrs(ds), out) != 0:
-            return None
-        return out[axis]
-    # composition (a library without frit_indices): arange along the axis, broadcast
-    one = fn["frit_const_int"](ctx, L.I64, 1)
-    x = fn["frit_arange"](ctx, 0.0, float(dims[axis]), 1.0, L.I64) if not ts else None
-    if x is None:
-        ones = fn["frit_full_sym"](ctx, L.I64, 1, _ptrs([ds[axis]]), 1.0)
-        x = fn["frit_cumsum"](ctx, ones, L.NO_AXIS) if ones else None
-        x = fn["frit_binary_t"](ctx, L.BF["sub"], x, fn["frit_tensor_of"](ctx, one)) if x else None
-    if not x:
+    out = (_p * max(1, nd))()
+    if fn["frit_indices"](ctx, nd, _ptrs(ds), out) != 0:
         return None
-    shp = [one] * nd
-    shp[axis] = ds[axis]
-    x = fn["frit_reshape_sym"](ctx, x, nd, _ptrs(shp))
-    return fn["frit_broadcast_to_sym"](ctx, x, nd, _ptrs(ds)) if x else None
+    return out[axis]
 
 
 def indices(shape):
