@@ -418,17 +418,14 @@ Var.__abs__ = lambda self: A._ops.abs(self._value())
 Var.__invert__ = lambda self: A._ops.invert(self._value())
 
 
-_VARIANCE_KW = ("axis", "ddof", "keepdims", "correction")
 
 
 def var(x, *args, **kwargs):
-    """frit.var(init, dtype=None): a variable (a frit.Var) inside frit.kernel, for a Python scalar
-    init, or when dtype= is given; otherwise numpy's variance frit.var(x, axis=None, ddof=0,
-    keepdims=False, correction=None) (the array API name). frit.Var(init, dtype) always makes a
-    variable."""
-    dtype_arg = len(args) == 1 and isinstance(args[0], (D.DType, np.dtype, type, str))
-    if _kernel is not None or A.is_weak(x) or isinstance(x, Var) or dtype_arg or \
-            (not args and "dtype" in kwargs and not any(k in kwargs for k in _VARIANCE_KW)):
+    """frit.var(init, dtype=None): a variable (a frit.Var) when init is a Python scalar or a Var,
+    or a 0-d value inside frit.kernel; otherwise numpy's variance frit.var(x, axis=None, ddof=0,
+    keepdims=False, dtype=None, correction=None) (the array API name), so that an array argument
+    always means the variance. frit.Var(init, dtype) always makes a variable."""
+    if isinstance(x, Var) or A.is_weak(x) or (_kernel is not None and getattr(x, "ndim", 0) == 0):
         return Var(x, *args, **kwargs)
     return A._ops.var(x, *args, **kwargs)
 

@@ -566,11 +566,14 @@ def mean(x, axis=None, dtype=None, keepdims=False):
     return _reduce("mean", x, axis, keepdims, dtype=dtype)
 
 
-def var(x, axis=None, ddof=0, keepdims=False, correction=None):
+def var(x, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
+    """numpy's var; dtype, as in numpy, is the type the computation runs in."""
+    x = operand(x) if dtype is None else operand(x).astype(dtype)
     return _reduce("var", x, axis, keepdims, ddof=ddof if correction is None else correction)
 
 
-def std(x, axis=None, ddof=0, keepdims=False, correction=None):
+def std(x, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
+    x = operand(x) if dtype is None else operand(x).astype(dtype)
     return _reduce("std", x, axis, keepdims, ddof=ddof if correction is None else correction)
 
 

@@ -254,8 +254,10 @@ def test_host_var_get_set_operand():
     snap = w.get()
     w.set(w + 1)
     assert np.asarray(snap).tolist() == [5, 5, 5]
-    u = frit.var(np.arange(3), dtype=frit.float32)   # dtype= also makes a variable
+    u = frit.Var(np.arange(3), dtype=frit.float32)
     assert isinstance(u, frit.Var) and u.dtype == frit.float32
+    # an array argument to frit.var always means the variance, dtype= or not
+    assert float(frit.var(np.arange(4), dtype=frit.float64)) == np.var(np.arange(4), dtype=np.float64)
     # numpy's variance keeps its name
     assert float(frit.var(frit.asarray(np.arange(4.0)))) == np.var(np.arange(4.0))
     assert np.allclose(np.asarray(frit.var(frit.ones((2, 3)), axis=0)), 0)
