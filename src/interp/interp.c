@@ -21,8 +21,7 @@ static int fail(frit_interp *I, const frit_uop *u, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  frit_set_error(I->ctx, FRIT_ERR_RUNTIME, "interpret: %s (node %" PRIu32 "): %s", frit_op_name((frit_op)u->op),
-                 u->id, msg);
+  frit_interp_error(I->ctx, u, "%s", msg);
   return ST_ERR;
 }
 
@@ -61,13 +60,9 @@ static bool push(frit_interp *I, uint32_t k) {
 
 static frit_scalar *V(frit_interp *I, const frit_uop *u) { return I->val[L(I, u)]; }
 static frit_ptrval *P(frit_interp *I, const frit_uop *u) { return &I->ptr[L(I, u)]; }
-static int lanes_of(frit_dtype dt) { return frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) == FRIT_VOID ? 0 : frit_dtype_lanes(dt); }
+#define lanes_of frit_interp_lanes
 
-/* An integer scalar value as int64 (u64 beyond INT64_MAX saturates). */
-static int64_t as_i64(const frit_uop *u, frit_scalar v) {
-  if (frit_dtype_is_unsigned(u->dtype) && v.u > (uint64_t)INT64_MAX) return INT64_MAX;
-  return v.i;
-}
+#define as_i64 frit_interp_as_i64
 
 static frit_scalar zero_scalar(void) {
   frit_scalar z;
@@ -91,22 +86,6 @@ static int new_buf(frit_interp *I, const frit_uop *u, uint8_t *data, size_t size
   I->bufs[I->nbufs] = (frit_ibuf){.data = data, .size = size, .kind = kind, .owned = owned};
   *slot = (int32_t)I->nbufs++;
   return ST_DONE;
-}
-
-/* Checks an access of `lanes` elements of `kind` at p; returns the buffer or NULL (error set). */
-static frit_ibuf *access_buf(frit_interp *I, const frit_uop *u, const frit_ptrval *p, int lanes, frit_scalar_kind kind) {
-  frit_ibuf *b = &I->bufs[p->buf];
-  if (b->kind != kind) {
-    char b0[32], b1[32];
-    fail(I, u, "access as %s to a buffer of %s", frit_dtype_name(kind, b0, 32), frit_dtype_name(b->kind, b1, 32));
-    return NULL;
-  }
-  if (p->off < 0 || (uint64_t)p->off + (uint64_t)lanes > b->size) {
-    fail(I, u, "index %" PRId64 "%s out of bounds of buffer %d (%zu elements)", p->off, lanes > 1 ? " (vector)" : "",
-         (int)p->buf, b->size);
-    return NULL;
-  }
-  return b;
 }
 
 static int eval_define(frit_interp *I, frit_uop *u) {
@@ -134,17 +113,8 @@ static int eval_define(frit_interp *I, frit_uop *u) {
 }
 
 static int eval_index(frit_interp *I, frit_uop *u) {
-  frit_ptrval base = *P(I, u->src[0]);
-  frit_uop *ix = u->src[1];
-  if (lanes_of(ix->dtype) != 1) return fail(I, u, "vector indices are not supported");
-  int64_t off = as_i64(ix, V(I, ix)[0]);
-  if ((off > 0 && base.off > INT64_MAX / 2 - off) || (off < 0 && base.off < INT64_MIN / 2 - off))
-    return fail(I, u, "index %" PRId64 " overflows", off);
-  frit_ptrval *p = P(I, u);
-  *p = base;
-  p->off = base.off + off;
-  if (u->nsrc > 2) p->gate = p->gate && V(I, u->src[2])[0].u != 0;
-  return ST_DONE;
+  const frit_scalar *gate = u->nsrc > 2 ? V(I, u->src[2]) : NULL;
+  return frit_interp_index(I->ctx, u, *P(I, u->src[0]), V(I, u->src[1]), gate, P(I, u)) ? ST_DONE : ST_ERR;
 }
 
 static bool is_dep(const frit_uop *u, uint32_t i) {
@@ -157,58 +127,16 @@ static bool is_dep(const frit_uop *u, uint32_t i) {
 
 static int eval_memory(frit_interp *I, frit_uop *u) {
   frit_ptrval *p = P(I, u->src[0]);
-  frit_scalar *out = V(I, u);
-  int lanes;
-  frit_scalar_kind kind;
+  bool ok;
   if (u->op == FRIT_OP_LOAD) {
-    lanes = lanes_of(u->dtype), kind = frit_dtype_kind(u->dtype);
-    if (!p->gate) {
-      bool has_alt = u->nsrc > 1 && !is_dep(u, 1);
-      for (int l = 0; l < lanes; l++) {
-        if (!has_alt) out[l] = zero_scalar();
-        else out[l] = V(I, u->src[1])[lanes_of(u->src[1]->dtype) == 1 ? 0 : l];
-      }
-      return ST_DONE;
-    }
-    frit_ibuf *b = access_buf(I, u, p, lanes, kind);
-    if (!b) return ST_ERR;
-    int sz = frit_kind_bytes(kind);
-    for (int l = 0; l < lanes; l++) out[l] = frit_scalar_load(b->data + (size_t)(p->off + l) * (size_t)sz, kind);
-    return ST_DONE;
+    bool has_alt = u->nsrc > 1 && !is_dep(u, 1);
+    ok = frit_interp_load(I->ctx, u, I->bufs, p, has_alt ? V(I, u->src[1]) : NULL,
+                          has_alt ? lanes_of(u->src[1]->dtype) : 0, V(I, u));
+  } else {
+    ok = frit_interp_write(I->ctx, u, I->bufs, p, V(I, u->src[1]), u->op == FRIT_OP_ATOMIC_CAS ? V(I, u->src[2]) : NULL,
+                           V(I, u));
   }
-  frit_uop *val = u->src[1];
-  lanes = lanes_of(val->dtype), kind = frit_dtype_kind(val->dtype);
-  if (lanes == 0) return fail(I, u, "stored value has no value dtype");
-  if (!p->gate) {
-    for (int l = 0; l < lanes_of(u->dtype); l++) out[l] = zero_scalar();
-    return ST_DONE;
-  }
-  frit_ibuf *b = access_buf(I, u, p, lanes, kind);
-  if (!b) return ST_ERR;
-  int sz = frit_kind_bytes(kind);
-  const frit_scalar *v = V(I, val);
-  for (int l = 0; l < lanes; l++) {
-    uint8_t *at = b->data + (size_t)(p->off + l) * (size_t)sz;
-    frit_scalar old = frit_scalar_load(at, kind), nv = v[l];
-    if (u->op == FRIT_OP_ATOMIC) {
-      static const frit_op aop[FRIT_ATOMIC_COUNT_] = {
-          [FRIT_ATOMIC_ADD] = FRIT_OP_ADD, [FRIT_ATOMIC_MIN] = FRIT_OP_MIN, [FRIT_ATOMIC_MAX] = FRIT_OP_MAX,
-          [FRIT_ATOMIC_AND] = FRIT_OP_AND, [FRIT_ATOMIC_OR] = FRIT_OP_OR,   [FRIT_ATOMIC_XOR] = FRIT_OP_XOR,
-          [FRIT_ATOMIC_XCHG] = FRIT_OP_CONST};
-      if (u->arg.i0 < 0 || u->arg.i0 >= FRIT_ATOMIC_COUNT_) return fail(I, u, "bad atomic op %" PRId64, u->arg.i0);
-      frit_op op = aop[u->arg.i0];
-      if (op != FRIT_OP_CONST) {
-        frit_scalar ab[2] = {old, v[l]};
-        nv = frit_eval_alu(op, frit_dtype_scalar(val->dtype), ab);
-      }
-    } else if (u->op == FRIT_OP_ATOMIC_CAS) {
-      if (frit_scalar_to_bits(old, kind) != frit_scalar_to_bits(v[l], kind)) nv = old;
-      else nv = V(I, u->src[2])[l];
-    }
-    frit_scalar_store(at, kind, nv);
-    if (l < lanes_of(u->dtype)) out[l] = old;
-  }
-  return ST_DONE;
+  return ok ? ST_DONE : ST_ERR;
 }
 
 /* ---------- values ---------- */

@@ -59,6 +59,31 @@ typedef struct frit_interp {
   size_t fsp, fcap;
 } frit_interp;
 
+/* Value lanes of a dtype (0 for pointers and void). */
+static inline int frit_interp_lanes(frit_dtype dt) {
+  return frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) == FRIT_VOID ? 0 : frit_dtype_lanes(dt);
+}
+
+/* Memory semantics shared by both interpreters (interp_mem.c). The bool functions return false
+ * with FRIT_ERR_RUNTIME set, naming node u (as frit_interp_error does). */
+void frit_interp_error(frit_ctx *ctx, const frit_uop *u, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* An integer scalar value as int64 (u64 beyond INT64_MAX saturates). */
+int64_t frit_interp_as_i64(const frit_uop *u, frit_scalar v);
+/* INDEX u: base plus the integer index value ix, gates ANDed (gate NULL: no gate source). */
+bool frit_interp_index(frit_ctx *ctx, const frit_uop *u, frit_ptrval base, const frit_scalar *ix,
+                       const frit_scalar *gate, frit_ptrval *out);
+/* LOAD u through p into out; a closed gate gives alt (alt_lanes lanes, 1 broadcasts), or zeros. */
+bool frit_interp_load(frit_ctx *ctx, const frit_uop *u, frit_ibuf *bufs, const frit_ptrval *p,
+                      const frit_scalar *alt, int alt_lanes, frit_scalar *out);
+/* STORE / ATOMIC / ATOMIC_CAS u through p with value v (desired: CAS's new value); out (NULL
+ * when u yields nothing) receives the old values, zeros behind a closed gate. */
+bool frit_interp_write(frit_ctx *ctx, const frit_uop *u, frit_ibuf *bufs, const frit_ptrval *p, const frit_scalar *v,
+                       const frit_scalar *desired, frit_scalar *out);
+
 /* Fills rix, nr, dyn, set_off/set_len/sets. Returns FRIT_OK or FRIT_ERR_NOMEM (error set). */
 frit_status frit_interp_compute_sets(frit_interp *I);
 

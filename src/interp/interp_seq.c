@@ -19,23 +19,13 @@ int frit_sq_fail(sq *S, const frit_uop *u, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  frit_set_error(S->ctx, FRIT_ERR_RUNTIME, "interpret: %s (node %" PRIu32 "): %s", frit_op_name((frit_op)u->op), u->id,
-                 msg);
+  frit_interp_error(S->ctx, u, "%s", msg);
   return S_ERR;
 }
 
 static frit_scalar *V(sq *S, const frit_uop *u) { return S->val[L(S, u)]; }
 
-static int64_t as_i64(const frit_uop *u, frit_scalar v) {
-  if (frit_dtype_is_unsigned(u->dtype) && v.u > (uint64_t)INT64_MAX) return INT64_MAX;
-  return v.i;
-}
-
-static frit_scalar zero_scalar(void) {
-  frit_scalar z;
-  z.u = 0;
-  return z;
-}
+#define as_i64 frit_interp_as_i64
 
 /* ---------- validity of cached values ---------- */
 
@@ -83,80 +73,21 @@ static void set_range(sq *S, uint32_t k, int64_t v) {
 
 /* ---------- memory ---------- */
 
-static frit_ibuf *access_buf(sq *S, const frit_uop *u, const frit_ptrval *p, int lanes, frit_scalar_kind kind) {
-  frit_ibuf *b = &S->bufs[p->buf];
-  if (b->kind != kind) {
-    char b0[32], b1[32];
-    fail(S, u, "access as %s to a buffer of %s", frit_dtype_name(kind, b0, 32), frit_dtype_name(b->kind, b1, 32));
-    return NULL;
-  }
-  if (p->off < 0 || (uint64_t)p->off + (uint64_t)lanes > b->size) {
-    fail(S, u, "index %" PRId64 "%s out of bounds of buffer %d (%zu elements)", p->off, lanes > 1 ? " (vector)" : "",
-         (int)p->buf, b->size);
-    return NULL;
-  }
-  return b;
-}
-
 /* A gated read into the node's value slot (value sources and unlisted loads alike). */
 static int do_load(sq *S, frit_uop *u) {
-  const frit_ptrval *p = &S->ptr[L(S, u->src[0])];
-  frit_scalar *out = V(S, u);
-  int lanes = lanes_of(u->dtype);
-  frit_scalar_kind kind = frit_dtype_kind(u->dtype);
-  if (!p->gate) {
-    bool has_alt = u->nsrc > 1 && !is_dep(u, 1);
-    for (int l = 0; l < lanes; l++)
-      out[l] = has_alt ? V(S, u->src[1])[lanes_of(u->src[1]->dtype) == 1 ? 0 : l] : zero_scalar();
-    return S_OK;
-  }
-  frit_ibuf *b = access_buf(S, u, p, lanes, kind);
-  if (!b) return S_ERR;
-  int sz = frit_kind_bytes(kind);
-  for (int l = 0; l < lanes; l++) out[l] = frit_scalar_load(b->data + (size_t)(p->off + l) * (size_t)sz, kind);
-  return S_OK;
+  bool has_alt = u->nsrc > 1 && !is_dep(u, 1);
+  return frit_interp_load(S->ctx, u, S->bufs, &S->ptr[L(S, u->src[0])], has_alt ? V(S, u->src[1]) : NULL,
+                          has_alt ? lanes_of(u->src[1]->dtype) : 0, V(S, u))
+             ? S_OK
+             : S_ERR;
 }
 
 /* STORE, ATOMIC, ATOMIC_CAS once their pointer and values are computed. */
 static int do_write(sq *S, frit_uop *u) {
-  const frit_ptrval *p = &S->ptr[L(S, u->src[0])];
-  frit_uop *val = u->src[1];
-  int lanes = lanes_of(val->dtype);
-  frit_scalar_kind kind = frit_dtype_kind(val->dtype);
   frit_scalar *out = lanes_of(u->dtype) ? V(S, u) : NULL;
-  if (lanes == 0) return fail(S, u, "stored value has no value dtype");
-  if (!p->gate) {
-    for (int l = 0; out && l < lanes_of(u->dtype); l++) out[l] = zero_scalar();
-    return S_OK;
-  }
-  frit_ibuf *b = access_buf(S, u, p, lanes, kind);
-  if (!b) return S_ERR;
-  int sz = frit_kind_bytes(kind);
-  const frit_scalar *v = V(S, val);
-  for (int l = 0; l < lanes; l++) {
-    uint8_t *at = b->data + (size_t)(p->off + l) * (size_t)sz;
-    frit_scalar old = frit_scalar_load(at, kind), nv = v[l];
-    if (u->op == FRIT_OP_ATOMIC) {
-      static const frit_op aop[FRIT_ATOMIC_COUNT_] = {
-          [FRIT_ATOMIC_ADD] = FRIT_OP_ADD, [FRIT_ATOMIC_MIN] = FRIT_OP_MIN, [FRIT_ATOMIC_MAX] = FRIT_OP_MAX,
-          [FRIT_ATOMIC_AND] = FRIT_OP_AND, [FRIT_ATOMIC_OR] = FRIT_OP_OR,   [FRIT_ATOMIC_XOR] = FRIT_OP_XOR,
-          [FRIT_ATOMIC_XCHG] = FRIT_OP_CONST};
-      if (u->arg.i0 < 0 || u->arg.i0 >= FRIT_ATOMIC_COUNT_) return fail(S, u, "bad atomic op %" PRId64, u->arg.i0);
-      frit_op op = aop[u->arg.i0];
-      if (op != FRIT_OP_CONST) {
-        frit_scalar ab[2] = {old, v[l]};
-        nv = frit_eval_alu(op, frit_dtype_scalar(val->dtype), ab);
-      }
-    } else if (u->op == FRIT_OP_ATOMIC_CAS) {
-      nv = frit_scalar_to_bits(old, kind) != frit_scalar_to_bits(v[l], kind) ? old : V(S, u->src[2])[l];
-    }
-    frit_scalar_store(at, kind, nv);
-    if (out && l < lanes_of(u->dtype)) out[l] = old;
-  }
-  return S_OK;
+  const frit_scalar *desired = u->op == FRIT_OP_ATOMIC_CAS ? V(S, u->src[2]) : NULL;
+  return frit_interp_write(S->ctx, u, S->bufs, &S->ptr[L(S, u->src[0])], V(S, u->src[1]), desired, out) ? S_OK : S_ERR;
 }
-
-/* ---------- pure values ---------- */
 
 static int eval_var(sq *S, frit_uop *u) {
   const char *name = u->arg.blob_kind == FRIT_BLOB_STR ? (const char *)u->arg.blob : "";
@@ -180,17 +111,9 @@ static int eval_var(sq *S, frit_uop *u) {
 static int eval_index(sq *S, frit_uop *u) {
   if (!frit_dtype_is_ptr(u->src[0]->dtype))
     return fail(S, u, "element address of a tensor-level node: schedule the kernel before interpreting it");
-  frit_ptrval base = S->ptr[L(S, u->src[0])];
-  frit_uop *ix = u->src[1];
-  if (lanes_of(ix->dtype) != 1) return fail(S, u, "vector indices are not supported");
-  int64_t off = as_i64(ix, V(S, ix)[0]);
-  if ((off > 0 && base.off > INT64_MAX / 2 - off) || (off < 0 && base.off < INT64_MIN / 2 - off))
-    return fail(S, u, "index %" PRId64 " overflows", off);
-  frit_ptrval *p = &S->ptr[L(S, u)];
-  *p = base;
-  p->off = base.off + off;
-  if (u->nsrc > 2) p->gate = p->gate && V(S, u->src[2])[0].u != 0;
-  return S_OK;
+  const frit_scalar *gate = u->nsrc > 2 ? V(S, u->src[2]) : NULL;
+  return frit_interp_index(S->ctx, u, S->ptr[L(S, u->src[0])], V(S, u->src[1]), gate, &S->ptr[L(S, u)]) ? S_OK
+                                                                                                           : S_ERR;
 }
 
 /* A pure node whose sources are valid. */

@@ -60,9 +60,7 @@ int frit_sq_fail(sq *S, const frit_uop *u, const char *fmt, ...)
     ;
 
 static inline uint32_t frit_sq_pos(const sq *S, const frit_uop *u) { return S->pos[u->id]; }
-static inline int frit_sq_lanes(frit_dtype dt) {
-  return frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) == FRIT_VOID ? 0 : frit_dtype_lanes(dt);
-}
+#define frit_sq_lanes frit_interp_lanes
 static inline bool frit_sq_is_void(frit_dtype dt) { return !frit_dtype_is_ptr(dt) && frit_dtype_kind(dt) == FRIT_VOID; }
 
 /* Ordering sources (deps of memory ops, AFTER's effects): order comes from SEQ here, so a value
