@@ -319,6 +319,22 @@ scatter_set = _scatter_inplace("set")
 
 # ---------------------------------------------------------------- variables
 
+class _Recipe:
+    """A recorded kernel or host loop: build(ctx, ts) replays it on input tensors ts in a C
+    context, memoised per (ctx, inputs) for the last _CACHE_MAX input sets. Subclasses set
+    self.cache = {} and define _replay(ctx, ts)."""
+
+    def build(self, ctx, ts):
+        key = (ctx, tuple(ts))
+        r = self.cache.get(key)
+        if r is None:
+            r = self._replay(ctx, ts)
+            if len(self.cache) >= _CACHE_MAX:
+                self.cache.clear()
+            self.cache[key] = r
+        return r
+
+
 class Var:
     """frit.Var(init, dtype=None) / frit.var(init, dtype=...): inside a kernel a register of the
     kernel point; outside a value that host loops carry. v.get() reads it, v.set(x) assigns; a

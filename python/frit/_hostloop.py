@@ -53,7 +53,7 @@ def _loop_bound(v):
                         % (v,))
 
 
-class _HostLoop:
+class _HostLoop(K._Recipe):
     """A host loop: records its body's nodes, then builds LOOP with the carried Arrays."""
     kernel = False
 
@@ -164,16 +164,6 @@ class _HostLoop:
             arr._n = old
         for (arr, old), node in zip(carried, nodes):
             rebind(arr, node)
-
-    def build(self, ctx, ts):
-        key = (ctx, tuple(ts))
-        r = self.cache.get(key)
-        if r is None:
-            r = self._replay(ctx, ts)
-            if len(self.cache) >= _CACHE_MAX:
-                self.cache.clear()
-            self.cache[key] = r
-        return r
 
     def sig(self):
         s = getattr(self, "_sig", None)

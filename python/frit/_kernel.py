@@ -11,7 +11,7 @@ from . import _session as S
 from . import _control as K
 from ._control import (_chain, _status, _error, _check, _is_int, _const, _is_const, _const_tensor,
                       _new_node, _wrap, _scalar_operand, _value_node, _shape_spec, _const_sig,
-                      _expr_sig, Var, rebind, _CACHE_MAX, ATOMIC, _p, fn, _ptrs)
+                      _expr_sig, Var, rebind, ATOMIC, _p, fn, _ptrs)
 from ._errors import FritError, FritTypeError
 
 
@@ -57,7 +57,7 @@ class _KernelCtx:
         return False
 
 
-class _Kernel:
+class _Kernel(K._Recipe):
     """An explicit kernel being built, and afterwards its recipe: the instruction list that
     rebuilds it on other input tensors (build)."""
     kernel = True
@@ -239,16 +239,6 @@ class _Kernel:
         fn["frit_clear_error"](ctx)
 
     # ---- recipe
-    def build(self, ctx, ts):
-        key = (ctx, tuple(ts))
-        r = self.cache.get(key)
-        if r is None:
-            r = self._replay(ctx, ts)
-            if len(self.cache) >= _CACHE_MAX:
-                self.cache.clear()
-            self.cache[key] = r
-        return r
-
     def sig(self):
         s = getattr(self, "_sig", None)
         if s is not None:
