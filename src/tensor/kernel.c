@@ -293,24 +293,8 @@ frit_status frit_kernel_begin(frit_ctx *ctx, const char *name, int ndim, frit_uo
             st->name ? st->name : "");
     return FRIT_ERR_INVALID;
   }
-  if (ndim < 0 || ndim > FRIT_MAX_DIMS) {
-    ti_fail(ctx, op, NULL, 0, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
-    return FRIT_ERR_INVALID;
-  }
-  if (ndim > 0 && (!dims || !idx)) {
-    ti_fail(ctx, op, NULL, 0, "dims and idx must not be NULL for rank %d", ndim);
-    return FRIT_ERR_INVALID;
-  }
-  for (int a = 0; a < ndim; a++) {
-    if (!dims[a]) {
-      if (ctx->status == FRIT_OK) ti_fail(ctx, op, NULL, 0, "dim %d is NULL", a);
-      return ctx->status;
-    }
-    if (dims[a]->dtype != FRIT_I64 || dims[a]->vmin < 0) {
-      ti_fail(ctx, op, NULL, 0, "dim %d must be a non-negative i64 expression", a);
-      return FRIT_ERR_INVALID;
-    }
-  }
+  frit_status dst = ti_check_dim_list(ctx, op, ndim, dims, idx, "idx");
+  if (dst != FRIT_OK) return dst;
   frit_uop *r[FRIT_MAX_DIMS];
   for (int a = 0; a < ndim; a++)
     if (!(r[a] = frit_range(ctx, dims[a], a, FRIT_AXIS_GLOBAL)) || !frit_shape_of(ctx, r[a])) return ctx->status;

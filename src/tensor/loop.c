@@ -300,24 +300,8 @@ done:
 
 frit_status frit_indices(frit_ctx *ctx, int ndim, frit_uop *const *dims, frit_tensor **out) {
   const char *op = "indices";
-  if (ndim < 0 || ndim > FRIT_MAX_DIMS) {
-    ti_fail(ctx, op, NULL, 0, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
-    return FRIT_ERR_INVALID;
-  }
-  if (ndim > 0 && (!dims || !out)) {
-    ti_fail(ctx, op, NULL, 0, "dims and out must not be NULL for rank %d", ndim);
-    return FRIT_ERR_INVALID;
-  }
-  for (int a = 0; a < ndim; a++) {
-    if (!dims[a]) {
-      if (ctx->status == FRIT_OK) ti_fail(ctx, op, NULL, 0, "dim %d is NULL", a);
-      return ctx->status;
-    }
-    if (dims[a]->dtype != FRIT_I64 || dims[a]->vmin < 0) {
-      ti_fail(ctx, op, NULL, 0, "dim %d must be a non-negative i64 expression", a);
-      return FRIT_ERR_INVALID;
-    }
-  }
+  frit_status dst = ti_check_dim_list(ctx, op, ndim, dims, out, "out");
+  if (dst != FRIT_OK) return dst;
   frit_tensor *like = ti_full(ctx, FRIT_I64, (frit_scalar){.i = 0}, ndim, dims), *r[FRIT_MAX_DIMS];
   for (int a = 0; a < ndim; a++)
     if (!(r[a] = ti_axis_index(ctx, like, a))) return ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;

@@ -319,3 +319,26 @@ frit_tensor *frit_eye(frit_ctx *ctx, int64_t n, int64_t m, int64_t k, frit_dtype
   frit_tensor *d = ti_alu2(ctx, FRIT_OP_SUB, c, r);
   return ti_cast(ctx, ti_alu2(ctx, FRIT_OP_CMPEQ, d, ti_const_i(ctx, FRIT_I64, k, d)), dt);
 }
+
+frit_status ti_check_dim_list(frit_ctx *ctx, const char *op, int ndim, frit_uop *const *dims, const void *out,
+                              const char *out_name) {
+  if (ndim < 0 || ndim > FRIT_MAX_DIMS) {
+    ti_fail(ctx, op, NULL, 0, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
+    return FRIT_ERR_INVALID;
+  }
+  if (ndim > 0 && (!dims || !out)) {
+    ti_fail(ctx, op, NULL, 0, "dims and %s must not be NULL for rank %d", out_name, ndim);
+    return FRIT_ERR_INVALID;
+  }
+  for (int a = 0; a < ndim; a++) {
+    if (!dims[a]) {
+      if (ctx->status == FRIT_OK) ti_fail(ctx, op, NULL, 0, "dim %d is NULL", a);
+      return ctx->status;
+    }
+    if (dims[a]->dtype != FRIT_I64 || dims[a]->vmin < 0) {
+      ti_fail(ctx, op, NULL, 0, "dim %d must be a non-negative i64 expression", a);
+      return FRIT_ERR_INVALID;
+    }
+  }
+  return FRIT_OK;
+}

@@ -28,6 +28,10 @@ frit_uop *ti_dim_div(frit_ctx *ctx, frit_uop *a, int64_t b);  /* floor(a / b), b
 static inline bool ti_dim_eq(const frit_uop *a, const frit_uop *b) {
   return a == b || (frit_dim_value(a) >= 0 && frit_dim_value(a) == frit_dim_value(b));
 }
+/* Checks a caller's dim list: rank in 0..FRIT_MAX_DIMS, dims and the output array `out` (named
+ * out_name) not NULL when rank > 0, every dim a non-negative i64 node. An error naming op. */
+frit_status ti_check_dim_list(frit_ctx *ctx, const char *op, int ndim, frit_uop *const *dims, const void *out,
+                              const char *out_name);
 /* Converts static dims to CONST dim nodes (dims[i] >= 0 is checked by the caller). */
 bool ti_dims_from_ints(frit_ctx *ctx, int ndim, const int64_t *in, frit_uop **out);
 
