@@ -593,6 +593,7 @@ frit_status sched_ekernel(sched_state *S, const sched_kspec *ks, int k, frit_sch
   FRIT_ASSERT(E != NULL);
   lower L = {.S = S, .ctx = ctx, .K = E, .perr_param = -1};
   S->root = K;
+  S->nsib = 0;
   S->load_root = false;
   S->nparams = 0;
   S->next_axis = E->next_axis;

@@ -71,6 +71,8 @@ static int realized(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   if (frit_dtype_is_ptr(root->dtype) || frit_dtype_is_ptr(x->dtype)) return 0;
   if (x->op == FRIT_OP_BUFFER) return 1;
   if (x->id >= cur->nids || cur->buf_of[x->id] < 0) return 0;
+  for (int k = 0; k < cur->nsib; k++)
+    if (x == cur->sibs[k]) return 0;
   return x != cur->root || cur->load_root;
 }
 
@@ -429,6 +431,33 @@ static frit_uop *scatter_effect(sched_state *S, frit_uop *t, int out_buf, frit_u
   return frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, st, 2, NULL);
 }
 
+/* GROUP(STORE root, STORE sibling...) at the kernel's index. The element forms are rewritten in
+ * one pass, so a sibling's reads of the root's value share its nodes (a reduction is computed
+ * once): the root is not realized inside its own kernel. */
+static frit_uop *sibling_stores(sched_state *S, const sched_kspec *ks, frit_uop *const *r, int n, frit_uop *flat,
+                                frit_uop *oidx) {
+  frit_ctx *ctx = S->ctx;
+  frit_uop *vals[1 + SCHED_MAX_SIB], *st[1 + SCHED_MAX_SIB];
+  int nv = 1 + ks->nsib;
+  vals[0] = elem(ctx, ks->root, r, n, NULL);
+  for (int k = 0; k < ks->nsib; k++) vals[1 + k] = elem(ctx, ks->sib[k], r, n, NULL);
+  for (int k = 0; k < nv; k++)
+    if (!vals[k]) return NULL;
+  frit_uop *all = frit_uop_new(ctx, FRIT_OP_SINK, FRIT_VOID, vals, nv, NULL);
+  if (!all || !(all = frit_rewrite(ctx, all, S->rules))) return NULL;
+  for (int k = 0; k < nv; k++) {
+    frit_uop *ix = oidx;
+    if (k) {
+      frit_uop *dg = global_of(S, ks->sib_buf[k - 1]);
+      frit_uop *src[2] = {dg, flat};
+      ix = dg ? frit_uop_new(ctx, FRIT_OP_INDEX, dg->dtype, src, 2, NULL) : NULL;
+    }
+    frit_uop *s2[2] = {ix, all->src[k]};
+    if (!ix || !(st[k] = frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, s2, 2, NULL))) return NULL;
+  }
+  return frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, st, nv, NULL);
+}
+
 frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_kernel *out) {
   frit_ctx *ctx = S->ctx;
   frit_uop *t = ks->root;
@@ -437,6 +466,9 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
   if (!sh || !rs) return frit_last_status(ctx);
   S->root = t;
   S->load_root = ks->load_root;
+  S->sibs = ks->sib;
+  S->sib_bufs = ks->sib_buf;
+  S->nsib = ks->nsib;
   S->nparams = 0;
   S->next_axis = sh->ndim;
   cur = S;
@@ -470,7 +502,7 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
   frit_uop *flat = flatten(ctx, r, sh->dims, n);
   if (!dg || !flat) return frit_last_status(ctx);
   frit_uop *value = scan || ks->scatter == 1 ? elem(ctx, t->src[0], r, n, NULL) : elem(ctx, t, r, n, NULL);
-  if (!value || !(value = frit_rewrite(ctx, value, rs))) return frit_last_status(ctx);
+  if (!value || (!ks->nsib && !(value = frit_rewrite(ctx, value, rs)))) return frit_last_status(ctx);
   frit_uop *oix[2] = {dg, flat};
   frit_uop *oidx = frit_uop_new(ctx, FRIT_OP_INDEX, dg->dtype, oix, 2, NULL);
   if (!oidx) return frit_last_status(ctx);
@@ -492,6 +524,8 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
     frit_uop *g[2] = {frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, s1, 2, NULL),
                       frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, s2, 2, NULL)};
     effect = g[0] && g[1] ? frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, g, 2, NULL) : NULL;
+  } else if (ks->nsib) {
+    if (!(effect = sibling_stores(S, ks, r, n, flat, oidx))) return frit_last_status(ctx);
   } else {
     frit_uop *s2[2] = {oidx, value};
     effect = frit_uop_new(ctx, FRIT_OP_STORE, FRIT_VOID, s2, 2, NULL);
@@ -519,6 +553,8 @@ static frit_status finish(sched_state *S, frit_ctx *ctx, frit_uop *t, frit_uop *
   for (int p = 0; p < S->nparams; p++) {
     out->param_buf[p] = S->params[p];
     out->param_written[p] = p == 0;
+    for (int k = 0; k < S->nsib; k++)
+      if (S->params[p] == S->sib_bufs[k]) out->param_written[p] = 1;
   }
   out->tensor = t;
   return FRIT_OK;

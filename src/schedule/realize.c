@@ -209,6 +209,12 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
   return FRIT_OK;
 }
 
+static bool has_sib(const sched_kspec *ks, const frit_uop *b) {
+  for (int k = 0; k < ks->nsib; k++)
+    if (ks->sib[k] == b) return true;
+  return false;
+}
+
 /* ---------- names ---------- */
 
 static const char *op_label(const frit_uop *u, bool *compute) {
@@ -479,6 +485,7 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
   frit_sched_buf *bufs = NULL;
   sched_kspec *specs = NULL;
   frit_uop **inputs = NULL, **vars = NULL, **extra = NULL, **roots = NULL;
+  int32_t *host_of = NULL; /* rule 3: by node id, the root of the kernel storing this output too */
   int nb = 0, capb = 0, nspec = 0, nv = 0, capv = 0, nextra = 0;
   frit_sched_kernel *kernels = NULL;
   const char **amsgs = NULL;
@@ -495,6 +502,16 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
     goto fail;
   st.ctx = ctx;
   if (sched_loops_decide(&st, g.list, g.n, g.real, outputs, n) != FRIT_OK) goto fail; /* host loops */
+  /* rule 3: sibling outputs (not across host loops or explicit kernels, whose order is their own) */
+  if (!no_fusion && !st.ek && !st.loops) {
+    if (!(host_of = malloc((size_t)nids * sizeof *host_of))) {
+      frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+      goto fail;
+    }
+    for (uint32_t id = 0; id < nids; id++) host_of[id] = -1;
+    compute_heavy(&g);
+    if (sched_find_siblings(ctx, g.real, g.heavy, outputs, n, host_of) != FRIT_OK) goto fail;
+  }
 
   /* buffer table: inputs (by input number), outputs, then temps in kernel order */
   st.buf_of = malloc((size_t)nids * sizeof *st.buf_of);
@@ -568,7 +585,17 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
       specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .scatter = 2};
       continue;
     }
-    specs[nspec++] = (sched_kspec){.root = u, .out_buf = st.buf_of[u->id], .load_root = false};
+    if (host_of && host_of[u->id] >= 0) continue; /* stored by its host's kernel */
+    sched_kspec ks = {.root = u, .out_buf = st.buf_of[u->id], .load_root = false};
+    for (int k = 0; host_of && k < n; k++) {
+      frit_uop *b = outputs[k];
+      if (host_of[b->id] != (int32_t)u->id || st.buf_of[b->id] != first_out + k || ks.nsib == SCHED_MAX_SIB) continue;
+      ks.sib_buf[ks.nsib] = first_out + k;
+      ks.sib[ks.nsib++] = b;
+    }
+    for (int k = 0; host_of && k < n; k++) /* past the limit: a kernel of its own after all */
+      if (host_of[outputs[k]->id] == (int32_t)u->id && !has_sib(&ks, outputs[k])) host_of[outputs[k]->id] = -1;
+    specs[nspec++] = ks;
   }
   int nplain = nspec;
   /* outputs that are inputs, constants, or the same node twice get a copy kernel */
@@ -608,8 +635,15 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
       if (specs[k].scatter == 1) { /* the copy of x (SCATTER) or of the old version (AFTER) */
         frit_uop *x = specs[k].root->src[0];
         kernel_ops(ctx, &g, x, is_real(&g, x), ops, sizeof ops);
-      } else
+      } else {
         kernel_ops(ctx, &g, specs[k].root, specs[k].load_root, ops, sizeof ops);
+        for (int j = 0; j < specs[k].nsib; j++) { /* "ops of root;ops of sibling" */
+          size_t len = strlen(ops);
+          if (len + 2 >= sizeof ops) break;
+          ops[len] = ';';
+          kernel_ops(ctx, &g, specs[k].sib[j], false, ops + len + 1, sizeof ops - len - 1);
+        }
+      }
       kernels[k].ops = arena_str(ctx, ops);
       kernels[k].name = kernel_name(ctx, k, ops);
     }
@@ -668,6 +702,6 @@ done:
   free(st.buf_of), free(st.params), free(st.err_msgs);
   sched_ek_free(&st);
   sched_loops_free(&st);
-  free(bufs), free(specs), free(inputs), free(vars), free(kernels), free(extra), free(roots);
+  free(bufs), free(specs), free(inputs), free(vars), free(kernels), free(extra), free(roots), free(host_of);
   return S;
 }

@@ -6,6 +6,8 @@
 #include "schedule/schedule.h"
 #include "tensor/shape.h"
 
+#define SCHED_MAX_SIB 8
+
 /* One kernel to build: it computes the tensor node `root` into buffer `out_buf`. */
 typedef struct sched_kspec {
   frit_uop *root;
@@ -14,6 +16,9 @@ typedef struct sched_kspec {
   int scatter;    /* 1 = the kernel copying root->src[0] into the buffer (SCATTER's x, or the old
                      version t of AFTER(t, KERNEL)); root is a SCATTER: 2 = the updates */
   int ekernel;    /* root is a KERNEL: the explicit kernel itself (ekernel.c), out_buf unused */
+  int nsib;       /* sibling outputs stored by this kernel too (siblings.c), over root's loops */
+  frit_uop *sib[SCHED_MAX_SIB];
+  int sib_buf[SCHED_MAX_SIB];
 } sched_kspec;
 
 typedef struct sched_ek sched_ek; /* the explicit kernels of one schedule (ekernel.c) */
@@ -27,6 +32,9 @@ typedef struct sched_state {
   /* the kernel being rangeified */
   frit_uop *root;
   bool load_root;
+  frit_uop *const *sibs; /* its sibling outputs: computed here, not loaded */
+  const int *sib_bufs;
+  int nsib;
   int *params;      /* parameter p -> buffer index */
   int nparams, cap_params;
   int64_t next_axis;
@@ -49,6 +57,11 @@ static inline bool sched_is_kversion(const frit_uop *u) {
 
 /* Tensor sources of a tensor-level node (the others are i64 dims). */
 bool sched_is_tensor_src(const frit_uop *u, uint32_t i);
+
+/* Sibling outputs (siblings.c): host_of[id] = the root of the kernel that also stores output id,
+ * or unchanged (-1). real/heavy: the realize decisions, by id. */
+frit_status sched_find_siblings(frit_ctx *ctx, const uint8_t *real, const uint8_t *heavy, frit_uop *const *outs,
+                                int nout, int32_t *host_of);
 
 /* The rangeify rule set (parsed per schedule; owned by ctx). */
 frit_ruleset *sched_rangeify_rules(frit_ctx *ctx);
