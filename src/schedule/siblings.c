@@ -112,5 +112,10 @@ frit_status sched_find_siblings(frit_ctx *ctx, const uint8_t *real, const uint8_
     if (!matmul_like(ctx, real, a, ain)) host_of[b->id] = (int32_t)a->id;
     free(ain);
   }
+  /* a host that became a sibling itself has no kernel of its own: its siblings keep theirs */
+  for (int k = 0; k < nout; k++) {
+    int32_t h = host_of[outs[k]->id];
+    if (h >= 0 && host_of[h] >= 0) host_of[outs[k]->id] = -1;
+  }
   return FRIT_OK;
 }

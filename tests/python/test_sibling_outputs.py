@@ -26,6 +26,10 @@ CASES = {
                              [[(6, 7), (6, 7)], [(11, 4), (11, 4)]], 1),
     "broadcast_input_in_sibling": (lambda xp, a, c: ((a * 2).sum(axis=0), (a * 2).sum(axis=0) + c),
                                    [[(8, 5), (5,)], [(3, 9), (9,)]], 1),
+    # outputs listed before their hosts, one reading another sibling (a chain): each output
+    # is written exactly once
+    "chained_siblings": (lambda xp, a: ((a.sum(axis=1) * 2) * 3 - 1, a.sum(axis=1) * 2,
+                                        a.sum(axis=1)), [[(5, 8)], [(9, 4)]], 2),
     # a sibling reading its host at another index (transpose) or shape keeps its own kernel
     "transposed_not_sibling": (lambda xp, a: (xp.exp(a), xp.exp(a).T + 1), [[(4, 6)], [(7, 3)]], 2),
     # matmul keeps one store so the tiled codegen applies; the epilogue output is a second kernel
