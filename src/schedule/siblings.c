@@ -91,10 +91,10 @@ frit_status sched_find_siblings(frit_ctx *ctx, const uint8_t *real, const uint8_
       frit_uop *u = frit_node_by_id(ctx, id);
       for (uint32_t i = 0; i < u->nsrc; i++) {
         frit_uop *s = u->src[i];
-        if (sched_is_tensor_src(u, i) && real[s->id] && plain_kernel(s) && (!a || s->id > a->id)) a = s;
+        if (sched_is_tensor_src(u, i) && stops(real, s) && s->op != FRIT_OP_CONST && (!a || s->id > a->id)) a = s;
       }
     }
-    bool ok = a && a->op != FRIT_OP_CONTIGUOUS && host_of[a->id] < 0 && same_shape(ctx, a, b);
+    bool ok = a && plain_kernel(a) && a->op != FRIT_OP_CONTIGUOUS && host_of[a->id] < 0 && same_shape(ctx, a, b);
     uint8_t *reach = ok ? calloc((size_t)b->id + 1, 1) : NULL;
     ok = ok && reach;
     for (uint32_t id = 0; ok && id <= b->id; id++) {

@@ -30,6 +30,10 @@ CASES = {
     # is written exactly once
     "chained_siblings": (lambda xp, a: ((a.sum(axis=1) * 2) * 3 - 1, a.sum(axis=1) * 2,
                                         a.sum(axis=1)), [[(5, 8)], [(9, 4)]], 2),
+    # the latest kernel b reads is a scan (no host): b must not run in the earlier flip's
+    # kernel, before the scan is computed (found by the program fuzzer)
+    "sibling_after_scan": (lambda xp, a: (xp.flip(a, 1) + xp.cumsum(a, axis=1), xp.flip(a, 1)),
+                           [[(3, 6)], [(5, 4)]], 3),
     # a sibling reading its host at another index (transpose) or shape keeps its own kernel
     "transposed_not_sibling": (lambda xp, a: (xp.exp(a), xp.exp(a).T + 1), [[(4, 6)], [(7, 3)]], 2),
     # matmul keeps one store so the tiled codegen applies; the epilogue output is a second kernel
