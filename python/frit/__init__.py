@@ -8,6 +8,7 @@ from ._array import Array, asarray
 from ._ops import *  # noqa: F401,F403
 from ._ops import (abs, all, any, max, min, pow, round, sum, can_cast, finfo, iinfo,  # noqa: F401
                    result_type, realize)
+from ._complex_api import *  # noqa: F401,F403,E402  (complex dispatch over the names above)
 from ._session import Session, current as current_session, new_session  # noqa: F401
 from . import nn  # noqa: F401
 
