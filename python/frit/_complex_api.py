@@ -199,3 +199,6 @@ Array.astype = _array_astype
 Array.real = property(lambda self: self)
 Array.imag = property(lambda self: O.zeros_like(self))
 Array.conj = Array.conjugate = lambda self: self
+
+# frit.var is frit._control.var (a kernel variable or the statistic), which calls _ops.var
+O.var = globals()["var"]
