@@ -147,7 +147,9 @@ def _dft_last(z, n, sign):
     cr, ci = _twiddle(r, n2, sign, rdt)
     c = _cmul_const(b, cr, ci)                  # * exp(sign 2 pi i k1 j2 / n)
     d = _dft_last(c, n2, sign)                  # DFT over j2 -> [..., k1, k2]
-    return _merge(CX._pair(O.swapaxes, d, -1, -2), n)   # out[k1 + r*k2]
+    # out[k1 + r*k2]; materialised per stage: fusing every stage's index math into one kernel
+    # overruns codegen's limit of 64 ranges per kernel
+    return CX._pair(O.contiguous, _merge(CX._pair(O.swapaxes, d, -1, -2), n))
 
 
 def _bluestein(z, n, sign):
