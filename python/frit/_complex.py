@@ -329,8 +329,8 @@ def _realize_pair(z):
 
 def _from_numpy(a):
     rdt = D.float32 if a.dtype == np.complex64 else D.float64
-    re = O.asarray(np.ascontiguousarray(a.real), rdt)
-    im = O.asarray(np.ascontiguousarray(a.imag), rdt)
+    re = O.asarray(np.array(a.real, order="C"), rdt)  # (ascontiguousarray makes 0-d 1-d)
+    im = O.asarray(np.array(a.imag, order="C"), rdt)
     return ComplexArray(re, im)
 
 
@@ -714,6 +714,8 @@ def _prod1(z, ax):
 def prod(x, axis=None, dtype=None, keepdims=False):
     x = _rdt_arg(x, dtype)
     nd = x.ndim
+    if nd == 0:
+        return x
     if axis is None:
         axes = list(range(nd))
     else:
