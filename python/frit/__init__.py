@@ -8,6 +8,7 @@ from ._array import Array, asarray
 from ._ops import *  # noqa: F401,F403
 from ._ops import (abs, all, any, max, min, pow, round, sum, can_cast, finfo, iinfo,  # noqa: F401
                    result_type, realize)
+from ._complex_api import *  # noqa: F401,F403,E402  (complex dispatch over the names above)
 from ._session import Session, current as current_session, new_session  # noqa: F401
 from . import nn  # noqa: F401
 
@@ -20,6 +21,7 @@ nan = float("nan")
 
 from ._jit import jit  # noqa: E402,F401
 from . import random  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 from ._indexing import scatter  # noqa: E402,F401
 from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  # noqa: E402,F401
                        atomic_add, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor,

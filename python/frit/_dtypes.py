@@ -74,6 +74,19 @@ _BY_NAME.update({"bool_": bool_, "float": float64, "int": int64, "double": float
                  "half": float16, "single": float32})
 _PY = {bool: bool_, int: int64, float: float64}
 
+# Complex dtypes live above the C library: a complex array is a pair of real frit arrays (see
+# frit._complex and docs/complex.md), so they have no C code and are not in ALL.
+complex64 = DType("complex64", None, np.complex64, np.complex64, "c", "c64")
+complex128 = DType("complex128", None, np.complex128, np.complex128, "c", "c128")
+COMPLEX = [complex64, complex128]
+_BY_NP_C = {d.value: d for d in COMPLEX}
+for _d in COMPLEX:
+    _BY_NAME[_d.name] = _d
+    _BY_NAME[_d.short] = _d
+_BY_NAME.update({"complex": complex128, "cfloat": complex128, "csingle": complex64,
+                 "cdouble": complex128})
+_PY[complex] = complex128
+
 
 def dtype(x):
     """frit DType of a specification: a DType, numpy dtype or scalar type, a name ('float32',
@@ -92,7 +105,7 @@ def dtype(x):
         npd = np.dtype(x)
     except (TypeError, ValueError):
         raise FritTypeError("not a dtype frit supports: %r" % (x,)) from None
-    d = _BY_NP.get(npd)
+    d = _BY_NP.get(npd) or _BY_NP_C.get(npd)
     if d is None:
         raise FritTypeError("dtype %s is not supported by frit (supported: %s)"
                             % (npd, ", ".join(d.name for d in ALL)))
@@ -138,6 +151,8 @@ def finfo(x):
     d = dtype(getattr(x, "dtype", x))
     if d is bfloat16:
         return _BF16Info()
+    if d.kind == "c":
+        return np.finfo(d.value)
     if d.kind != "f":
         raise FritTypeError("finfo of non-float dtype %s" % d.name)
     return np.finfo(d.value)
@@ -163,7 +178,7 @@ def can_cast(from_, to, casting="safe"):
         return True
     if casting in ("no", "equiv"):
         return False
-    safe = (b in (float32, float64)) if a is bfloat16 else (a in (bool_, int8, uint8))
+    safe = (b in (float32, float64, complex64, complex128)) if a is bfloat16 else (a in (bool_, int8, uint8))
     if casting == "safe":
         return safe
-    return safe or b.kind == "f"  # same_kind: anything casts to a float kind
+    return safe or b.kind in "fc"  # same_kind: anything casts to a float kind

@@ -25,10 +25,8 @@ def test_dtype_objects():
     assert frit.dtype("bf16") is frit.bfloat16 and frit.dtype(float) is frit.float64
     assert frit.bfloat16 != np.float32 and np.dtype("float32") != frit.bfloat16
     assert repr(frit.float16) == "frit.float16" and str(frit.uint64) == "uint64"
-    with pytest.raises(TypeError):
-        frit.dtype("complex64")
-    with pytest.raises(TypeError):
-        frit.dtype(np.complex128)
+    assert frit.dtype("complex64") is frit.complex64  # complex dtypes: docs/complex.md
+    assert frit.dtype(np.complex128) is frit.complex128
 
 
 def test_finfo_iinfo_result_type_can_cast():
@@ -213,12 +211,10 @@ def test_error_types_and_messages():
         frit.add(x, "a")
     with pytest.raises(TypeError):
         x + None
-    with pytest.raises(TypeError):
-        x + 1j
+    assert (x + 1j).dtype.kind == "c"
     with pytest.raises(TypeError):
         frit.asarray(["a", "b"])
-    with pytest.raises(TypeError):
-        frit.asarray(np.zeros(2, np.complex64))
+    assert frit.asarray(np.zeros(2, np.complex64)).dtype == frit.complex64
     with pytest.raises(TypeError):
         frit.sum(x, axis="0")
     with pytest.raises(TypeError):
