@@ -142,6 +142,51 @@ static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int n
   return FRIT_OK;
 }
 
+/* How many times consumer v reads each element of its source u (the read factor of rule 1). */
+static int64_t read_factor(frit_ctx *ctx, const frit_uop *v, const frit_uop *u) {
+  int64_t f = 0;
+  for (uint32_t j = 0; j < v->nsrc; j++) {
+    if (v->src[j] != u || !sched_is_tensor_src(v, j)) continue;
+    int64_t e = 1;
+    if (v->op == FRIT_OP_EXPAND) e = expand_factor(ctx, (frit_uop *)v);
+    else if (v->op == FRIT_OP_GATHER) e = static_numel(ctx, v->src[j ? 0 : 1], j ? (int)v->arg.i0 : -1);
+    else if (v->op == FRIT_OP_SCATTER || v->op == FRIT_OP_KERNEL) e = LARGE;
+    f = f > LARGE - e ? LARGE : f + e;
+  }
+  return f;
+}
+
+/* Rule 1b: recomputation compounds. A heavy value fused into a consumer that is itself computed
+ * m times per element is computed m times more (a chain of small matmuls, fft stages), so each
+ * node's multiplicity is the sum over its fused users of theirs times the read factor (users
+ * first). While some heavy node exceeds the limit, the deepest one is realized (it divides every
+ * multiplicity above it), and the multiplicities are computed again. */
+static frit_status compound_rule(frit_ctx *ctx, graph *g) {
+  int64_t *m = malloc((g->n + 1) * sizeof *m);
+  if (!m) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  for (;;) {
+    size_t deepest = g->n;
+    for (size_t i = g->n; i-- > 0;) {
+      frit_uop *u = g->list[i];
+      m[i] = 0;
+      if (is_real(g, u)) {
+        m[i] = 1;
+        continue;
+      }
+      for (uint32_t j = 0; j < g->ulen[i]; j++) {
+        uint32_t v = g->users[g->uoff[i] + j];
+        int64_t t = sat_mul(is_real(g, g->list[v]) ? 1 : m[v], read_factor(ctx, g->list[v], u));
+        m[i] = m[i] > LARGE - t ? LARGE : m[i] + t;
+      }
+      if (m[i] > RECOMPUTE_LIMIT && g->heavy[u->id] && !is_leaf(u)) deepest = i;
+    }
+    if (deepest == g->n || !realize_if_heavy(g, g->list[deepest], m[deepest])) break;
+    compute_heavy(g);
+  }
+  free(m);
+  return FRIT_OK;
+}
+
 /* The cost model (docs/schedule.md): which tensor nodes end a kernel. */
 static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, int no_fusion) {
   for (int k = 0; k < nout; k++)
@@ -175,6 +220,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
       for (uint32_t j = 1; j < u->nsrc; j++) dirty |= realize_if_heavy(g, u->src[j], LARGE);
   }
   compute_heavy(g);
+  if (compound_rule(ctx, g) != FRIT_OK) return frit_last_status(ctx);
   /* rule 2: a heavy value feeding two or more kernels is materialised once. Users first: each
    * node learns the kernels (realized nodes) its value reaches through fused paths. */
   int32_t *root = malloc((g->n + 1) * sizeof *root);
