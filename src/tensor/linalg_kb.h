@@ -91,9 +91,13 @@ frit_dtype lk_check(frit_ctx *ctx, const char *op, frit_tensor *x, bool square);
 bool lk_begin(lk *k, frit_ctx *ctx, const char *name, frit_dtype dt, frit_tensor *like, int inner);
 /* Closes the kernel and replaces each of ts[0..n) by its version after the kernel. */
 bool lk_end(lk *k, frit_tensor **ts, int n);
-/* A fresh zero-filled working buffer of the batch dims of `like` followed by `inner` dims. */
+/* A working buffer of the batch dims of `like` followed by `inner` dims, filled with `tag`.
+ * Equal graphs are one node, so buffers of one kernel need distinct tags (kernels write every
+ * element they later read). */
 frit_tensor *lk_buffer(frit_ctx *ctx, frit_dtype dt, frit_tensor *like, int nbatch, int ninner,
-                       frit_uop *const *inner);
+                       frit_uop *const *inner, double tag);
+/* X[:n, :n] = identity (every element written). */
+void lk_identity(lk *k, frit_tensor *X, frit_tensor *n);
 /* 0-d i64 tensor of a dim. */
 frit_tensor *lk_dim(lk *k, frit_uop *d);
 

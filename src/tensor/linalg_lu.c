@@ -41,15 +41,22 @@ bool lk_end(lk *k, frit_tensor **ts, int n) {
 }
 
 frit_tensor *lk_buffer(frit_ctx *ctx, frit_dtype dt, frit_tensor *like, int nbatch, int ninner,
-                       frit_uop *const *inner) {
+                       frit_uop *const *inner, double tag) {
   const frit_shape *s = ti_shape(ctx, like);
   frit_uop *d[FRIT_MAX_DIMS];
   for (int i = 0; i < nbatch; i++) d[i] = s->dims[i];
   for (int i = 0; i < ninner; i++) d[nbatch + i] = inner[i];
-  return frit_contiguous(ctx, frit_full_sym(ctx, dt, nbatch + ninner, d, 0.0));
+  return frit_contiguous(ctx, frit_full_sym(ctx, dt, nbatch + ninner, d, tag));
 }
 
 frit_tensor *lk_dim(lk *k, frit_uop *d) { return lk_chk(k, frit_tensor_of(k->ctx, d)); }
+
+void lk_identity(lk *k, frit_tensor *X, frit_tensor *n) {
+  frit_tensor *i = kfor(k, ki(k, 0), n, 1), *j = kfor(k, ki(k, 0), n, 1);
+  ST2(k, X, i, j, lk_chk(k, frit_astype(k->ctx, KEQ(k, i, j), k->dt)));
+  kendfor(k);
+  kendfor(k);
+}
 
 /* A working copy of x in dtype dt: a buffer the kernel may overwrite. */
 static frit_tensor *work_copy(frit_ctx *ctx, frit_tensor *x, frit_dtype dt) {
@@ -136,7 +143,8 @@ static bool bcast_batch(frit_ctx *ctx, const char *op, frit_tensor **a, frit_ten
 static frit_tensor *solve_impl(frit_ctx *ctx, const char *op, frit_tensor *a, frit_tensor *b, frit_dtype dt) {
   const frit_shape *sa = ti_shape(ctx, a);
   frit_uop *nd = sa->dims[sa->ndim - 1];
-  frit_tensor *A = work_copy(ctx, a, dt), *X = work_copy(ctx, b, dt);
+  /* X must be a node distinct from A even when b is a */
+  frit_tensor *A = work_copy(ctx, a, dt), *X = frit_contiguous(ctx, work_copy(ctx, b, dt));
   if (!A || !X) return NULL;
   const frit_shape *sx = ti_shape(ctx, X);
   lk k;
@@ -205,8 +213,8 @@ static frit_status det_impl(frit_ctx *ctx, const char *op, frit_tensor *a, bool 
   const frit_shape *s = ti_shape(ctx, a);
   frit_uop *nd = s->dims[s->ndim - 1];
   frit_tensor *A = work_copy(ctx, a, dt);
-  frit_tensor *o0 = A ? lk_buffer(ctx, dt, A, s->ndim - 2, 0, NULL) : NULL;
-  frit_tensor *o1 = o0 && slog ? lk_buffer(ctx, dt, A, s->ndim - 2, 0, NULL) : NULL;
+  frit_tensor *o0 = A ? lk_buffer(ctx, dt, A, s->ndim - 2, 0, NULL, 0) : NULL;
+  frit_tensor *o1 = o0 && slog ? lk_buffer(ctx, dt, A, s->ndim - 2, 0, NULL, 1) : NULL;
   if (!o0 || (slog && !o1)) return frit_last_status(ctx);
   lk k;
   if (!lk_begin(&k, ctx, op, dt, A, 2)) return frit_last_status(ctx);
@@ -324,15 +332,14 @@ frit_status frit_linalg_qr(frit_ctx *ctx, frit_tensor *a, int mode, frit_tensor 
     return FRIT_ERR_INVALID;
   }
   frit_tensor *R = work_copy(ctx, a, dt);
-  frit_tensor *Q = R ? lk_buffer(ctx, dt, R, nb, 2, (frit_uop *[]){md, md}) : NULL;
-  frit_tensor *V = Q ? lk_buffer(ctx, dt, R, nb, 1, &md) : NULL;
+  frit_tensor *Q = R ? lk_buffer(ctx, dt, R, nb, 2, (frit_uop *[]){md, md}, 0) : NULL;
+  frit_tensor *V = Q ? lk_buffer(ctx, dt, R, nb, 1, &md, 1) : NULL;
   if (!V) return frit_last_status(ctx);
   lk k;
   if (!lk_begin(&k, ctx, op, dt, R, 2)) return frit_last_status(ctx);
   frit_tensor *m = lk_dim(&k, md), *n = lk_dim(&k, ndm);
-  frit_tensor *i = kfor(&k, ki(&k, 0), m, 1);
-  ST2(&k, Q, i, i, kc(&k, 1));
-  kendfor(&k);
+  frit_tensor *i;
+  if (mode != 2) lk_identity(&k, Q, m);
   frit_tensor *kk = lk_chk(&k, frit_binary_t(ctx, FRIT_BF_MINIMUM, m, n));
   frit_tensor *c = kfor(&k, ki(&k, 0), kk, 1);
   {
