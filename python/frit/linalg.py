@@ -40,7 +40,10 @@ for _name, _res, _args in [("frit_linalg_solve", _p, [_p, _p, _p]),
                            ("frit_linalg_slogdet", C.c_int, [_p, _p, _pp, _pp]),
                            ("frit_linalg_qr", C.c_int, [_p, _p, C.c_int, _pp, _pp]),
                            ("frit_linalg_eigh", C.c_int, [_p, _p, _pp, _pp]),
-                           ("frit_linalg_svd", C.c_int, [_p, _p, C.c_int, _pp, _pp, _pp])]:
+                           ("frit_linalg_svd", C.c_int, [_p, _p, C.c_int, _pp, _pp, _pp]),
+                           ("frit_tensor_of", _p, [_p, _p]),
+                           ("frit_tensor_dim", _p, [_p, C.c_int]),
+                           ("frit_tensor_ndim", C.c_int, [_p])]:
     _f = getattr(_lib, _name)
     _f.restype, _f.argtypes = _res, _args
 
@@ -125,6 +128,23 @@ def _float_dtype(x):
 
 def _eps(dt):
     return float(np.finfo(np.float32 if dt == D.float32 else np.float64).eps)
+
+
+def _b_dimlen(ctx, ts, axis):
+    return _lib.frit_tensor_of(ctx, _lib.frit_tensor_dim(ts[0], _lib.frit_tensor_ndim(ts[0]) + axis))
+
+
+def _default_rtol(a, dt):
+    """max(M, N) * eps: a Python float for static dims, else a 0-d array (symbolic dims)."""
+    m, n = a.shape[-2], a.shape[-1]
+    if m is not None and n is not None:
+        return builtins.max(m, n) * _eps(dt)
+    mn = O.maximum(apply(_b_dimlen, [a], (-2,)), apply(_b_dimlen, [a], (-1,)))
+    return O.multiply(O.astype(mn, dt), O.asarray(_eps(dt), dtype=dt))
+
+
+def _as(v, dt):
+    return v if isinstance(v, Array) else O.asarray(v, dtype=dt)
 
 
 # ---------------------------------------------------------------- factorisations
@@ -244,13 +264,12 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     if rcond is None:
         rcond = rtol
     if rcond is None:
-        m, n = a.shape[-2], a.shape[-1]
-        if m is None or n is None:
-            raise FritError("pinv: the default rtol needs static M and N; pass rtol=")
-        rcond = builtins.max(m, n) * _eps(dt)
+        rcond = _default_rtol(a, dt)
     u, s, vh = svd(a, full_matrices=False)
-    cut = O.multiply(O.max(s, axis=-1, keepdims=True), O.asarray(rcond, dtype=dt)) \
-        if s.shape[-1] != 0 else s
+    rc = _as(rcond, dt)
+    if rc.ndim:
+        rc = O.expand_dims(rc, -1)
+    cut = O.multiply(O.max(s, axis=-1, keepdims=True), rc) if s.shape[-1] != 0 else s
     big = O.greater(s, cut)
     sinv = O.where(big, O.divide(1, O.where(big, s, 1)), 0)
     return O.matmul(_mT(vh) * O.expand_dims(sinv, -2), _mT(u))
@@ -265,11 +284,11 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     dt = _float_dtype(A)
     if tol is None:
         if rtol is None:
-            m, n = A.shape[-2], A.shape[-1]
-            if m is None or n is None:
-                raise FritError("matrix_rank: the default tol needs static M and N; pass rtol=")
-            rtol = builtins.max(m, n) * _eps(dt)
-        tol = O.multiply(O.max(s, axis=-1, keepdims=True), O.asarray(rtol, dtype=dt)) \
+            rtol = _default_rtol(A, dt)
+        rt = _as(rtol, dt)
+        if rt.ndim:
+            rt = O.expand_dims(rt, -1)
+        tol = O.multiply(O.max(s, axis=-1, keepdims=True), rt) \
             if s.shape[-1] != 0 else O.zeros(s.shape[:-1] + (1,), dtype=dt)
     else:
         tol = O.expand_dims(O.asarray(tol), -1) if isinstance(tol, Array) and tol.ndim else tol
@@ -289,12 +308,10 @@ def lstsq(a, b, rcond=None):
         raise LinAlgError("lstsq: incompatible dimensions: a %s, b %s" % (a.shape, b.shape))
     dt = _float_dtype(a)
     if rcond is None:
-        if m is None or n is None:
-            raise FritError("lstsq: the default rcond needs static M and N; pass rcond=")
-        rcond = _eps(dt) * builtins.max(m, n)
+        rcond = _default_rtol(a, dt)
     b2 = O.expand_dims(b, -1) if b.ndim == 1 else b
     u, s, vh = svd(a, full_matrices=False)
-    cut = O.multiply(O.max(s), O.asarray(rcond, dtype=dt)) if s.shape[-1] != 0 else 0
+    cut = O.multiply(O.max(s), _as(rcond, dt)) if s.shape[-1] != 0 else 0
     big = O.greater(s, cut)
     sinv = O.where(big, O.divide(1, O.where(big, s, 1)), 0)
     x = O.matmul(_mT(vh), O.expand_dims(sinv, -1) * O.matmul(_mT(u), b2))
@@ -320,11 +337,10 @@ def matrix_power(a, n):
         raise FritTypeError("matrix_power: exponent must be an integer, got %s" % type(n).__name__)
     n = int(n)
     if n == 0:
-        eye = O.eye(a.shape[-1], dtype=a.dtype) if a.shape[-1] is not None else None
-        if eye is None:
-            return O.where(O.equal(O.expand_dims(O.arange(a.shape[-1] or 0), -1),
-                                   O.arange(a.shape[-1] or 0)), 1, 0)
-        return O.broadcast_to(eye, a.shape) if a.shape[:-2] else eye
+        if None in a.shape:
+            raise FritError("matrix_power: n=0 needs a static shape (got %s while tracing)"
+                            % (a.shape,))
+        return O.broadcast_to(O.eye(a.shape[-1], dtype=a.dtype), a.shape)
     if n < 0:
         a, n = inv(a), -n
     result, base = None, a
