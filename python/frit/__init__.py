@@ -27,4 +27,3 @@ from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  #
                        scatter_or, scatter_xor, scatter_set, indices, set_bounds, get_bounds)
 from ._diagonal import diagonal, trace  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
-from ._einsum import einsum  # noqa: E402,F401
