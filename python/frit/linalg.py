@@ -469,7 +469,12 @@ def _matrix_norm(x, ord, r, c, keepdims):
     elif ord in ("nuc", 2, -2):
         y = O.moveaxis(x, (r, c), (-2, -1))
         s = svdvals(y)
-        out = O.sum(s, axis=-1) if ord == "nuc" else (O.max if ord == 2 else O.min)(s, axis=-1)
+        if ord == "nuc":
+            out = O.sum(s, axis=-1)
+        elif s.shape[-1] == 0:  # numpy: 0 for an empty matrix
+            out = O.sum(s, axis=-1)
+        else:
+            out = (O.max if ord == 2 else O.min)(s, axis=-1)
         if keepdims:
             out = O.expand_dims(O.expand_dims(out, builtins.min(r, c)), builtins.max(r, c))
     else:

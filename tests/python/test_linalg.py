@@ -429,3 +429,22 @@ def test_errors():
         LA.matrix_norm(frit.asarray(np.eye(2)), ord=3)
     with pytest.raises(frit.FritTypeError):
         LA.matrix_power(frit.asarray(np.eye(2)), 1.5)
+
+
+def test_empty_and_strided():
+    """0x0 matrices, an empty batch, transposed and reversed views."""
+    e0, b0 = np.zeros((0, 0)), np.zeros((0, 3, 3))
+    a = wellcond(rng(14), (4, 4), "float64")
+    P = []
+    for x in (e0, b0):
+        fx = frit.asarray(x)
+        P += [(LA.inv(fx), np.linalg.inv(x)), (LA.det(fx), np.linalg.det(x)),
+              (LA.slogdet(fx)[1], np.linalg.slogdet(x)[1]), (LA.eigvalsh(fx), np.linalg.eigvalsh(x)),
+              (LA.svdvals(fx), np.linalg.svdvals(x)), (LA.qr(fx)[1], np.linalg.qr(x)[1]),
+              (LA.matrix_norm(fx, ord=2), np.linalg.matrix_norm(x, ord=2)),
+              (LA.cholesky(fx), np.linalg.cholesky(x))]
+    for v in (a.T, a[::-1, ::-1], np.asfortranarray(a)):
+        fv = frit.asarray(v)
+        P += [(LA.inv(fv), np.linalg.inv(v)), (LA.svdvals(fv), np.linalg.svdvals(v)),
+              (LA.solve(fv, fv), np.eye(4))]
+    check_all(P, "float64")
