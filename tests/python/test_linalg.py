@@ -448,3 +448,20 @@ def test_empty_and_strided():
         P += [(LA.inv(fv), np.linalg.inv(v)), (LA.svdvals(fv), np.linalg.svdvals(v)),
               (LA.solve(fv, fv), np.eye(4))]
     check_all(P, "float64")
+
+
+def test_in_host_loop():
+    """The unshifted QR algorithm as a frit host loop: qr's two outputs share one kernel per
+    iteration; the diagonal converges to the eigenvalues (eager and jit)."""
+    a = sym(rng(15), (4, 4), "float64")
+
+    def qr_algorithm(x):
+        with frit.loop(0, 300):
+            q, r = LA.qr(x)
+            x[...] = r @ q
+        return x
+
+    want = np.linalg.eigvalsh(a)
+    for f in (qr_algorithm, frit.jit(qr_algorithm)):
+        got = np.sort(np.diag(np.asarray(f(frit.asarray(a)))))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
