@@ -50,9 +50,16 @@ for _name, _res, _args in [("frit_linalg_solve", _p, [_p, _p, _p]),
 
 # ---------------------------------------------------------------- multi-output ops
 # A C op with several outputs builds one kernel; each output is its own lazy Array whose build
-# function picks one of them. The memo makes replays of the outputs share that one kernel.
-_MEMO = {}
-_MEMO_MAX = 128
+# function picks one of them. The outputs of one call share a memo (keyed by context and input
+# tensors, as control._Recipe), so every replay of them builds the kernel once.
+_MEMO_MAX = 16
+
+
+class _Memo:
+    __slots__ = ("cache",)
+
+    def __init__(self):
+        self.cache = {}
 
 
 def _call_multi(ctx, ts, cname, params):
@@ -72,21 +79,22 @@ def _call_multi(ctx, ts, cname, params):
     return None if st != 0 else tuple(o.value for o in outs)
 
 
-def _b_multi(ctx, ts, which, cname, params):
-    key = (ctx, tuple(ts), cname, params)
-    r = _MEMO.get(key)
+def _b_multi(ctx, ts, which, cname, params, memo):
+    key = (ctx, tuple(ts))
+    r = memo.cache.get(key)
     if r is None:
         r = _call_multi(ctx, ts, cname, params)
         if r is None:
             return None
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = r
+        if len(memo.cache) >= _MEMO_MAX:
+            memo.cache.clear()
+        memo.cache[key] = r
     return r[which]
 
 
 def _multi(x, cname, which, params=()):
-    return [apply(_b_multi, [x], (w, cname, tuple(params))) for w in which]
+    memo = _Memo()
+    return [apply(_b_multi, [x], (w, cname, tuple(params), memo)) for w in which]
 
 
 # ---------------------------------------------------------------- helpers
