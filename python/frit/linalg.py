@@ -103,6 +103,14 @@ def _eager(a):
     return isinstance(a, Array) and not a._n.abstract
 
 
+def _nohalf(x, op):
+    """numpy.linalg raises TypeError for float16; so does frit (bfloat16 too)."""
+    x = operand(x)
+    if x.dtype in (D.float16, D.bfloat16):
+        raise FritTypeError("linalg.%s: array type %s is unsupported in linalg" % (op, x.dtype))
+    return x
+
+
 def _mat(x, op, square=False):
     x = operand(x)
     if x.ndim < 2:
@@ -176,7 +184,7 @@ def _b_chol(ctx, ts, upper):
 def inv(a):
     """Inverse of each (..., M, M) matrix; LinAlgError("Singular matrix") eagerly on an exact
     zero pivot, NaN under jit."""
-    a = operand(a)
+    a = _nohalf(a, "inv")
     r = apply(_b_inv, [a])
     _raise_if_nan(r, [a], "Singular matrix")
     return r
@@ -184,7 +192,7 @@ def inv(a):
 
 def solve(a, b):
     """numpy 2 semantics: b is a vector (M,) only when b.ndim == 1, else (..., M, K)."""
-    a, b = operand(a), operand(b)
+    a, b = _nohalf(a, "solve"), _nohalf(b, "solve")
     if b.ndim == 1 and a.ndim >= 2:
         r = O.squeeze(apply(_b_solve, [a, O.expand_dims(b, -1)]), -1)
     else:
@@ -195,19 +203,19 @@ def solve(a, b):
 
 def det(a):
     """Determinant by LU with partial pivoting; 0 for a singular matrix."""
-    return apply(_b_det, [operand(a)])
+    return apply(_b_det, [_nohalf(a, "det")])
 
 
 def slogdet(a):
     """(sign, logabsdet); (0, -inf) for a singular matrix."""
-    s, l_ = _multi(operand(a), "frit_linalg_slogdet", (0, 1))
+    s, l_ = _multi(_nohalf(a, "slogdet"), "frit_linalg_slogdet", (0, 1))
     return SlogdetResult(s, l_)
 
 
 def cholesky(a, upper=False):
     """Lower (or upper=True: upper) Cholesky factor from the lower triangle of a. Not positive
     definite: LinAlgError eagerly, NaN under jit."""
-    a = operand(a)
+    a = _nohalf(a, "cholesky")
     r = apply(_b_chol, [a], (int(bool(upper)),))
     _raise_if_nan(r, [a], "Matrix is not positive definite")
     return r
@@ -221,7 +229,7 @@ def qr(a, mode="reduced"):
     if mode not in _QR_MODES:
         raise FritError("qr: unrecognized mode %r (use 'reduced', 'complete' or 'r')" % (mode,))
     m = _QR_MODES[mode]
-    a = operand(a)
+    a = _nohalf(a, "qr")
     if m == 2:
         return _multi(a, "frit_linalg_qr", (1,), (2,))[0]
     q, r = _multi(a, "frit_linalg_qr", (0, 1), (m,))
@@ -231,7 +239,7 @@ def qr(a, mode="reduced"):
 def _uplo(a, UPLO):
     if UPLO not in ("L", "U"):
         raise FritError("eigh: UPLO argument must be 'L' or 'U', got %r" % (UPLO,))
-    a = operand(a)
+    a = _nohalf(a, "eigh")
     return O.matrix_transpose(a) if UPLO == "U" and a.ndim >= 2 else a
 
 
@@ -247,7 +255,7 @@ def eigvalsh(a, UPLO="L"):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition (one-sided Jacobi): U, S (descending), Vh."""
-    a = operand(a)
+    a = _nohalf(a, "svd")
     if not compute_uv:
         return svdvals(a)
     u, s, vh = _multi(a, "frit_linalg_svd", (0, 1, 2), (int(bool(full_matrices)), 1))
@@ -255,7 +263,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def svdvals(x):
-    return _multi(operand(x), "frit_linalg_svd", (1,), (0, 0))[0]
+    return _multi(_nohalf(x, "svdvals"), "frit_linalg_svd", (1,), (0, 0))[0]
 
 
 # ---------------------------------------------------------------- compositions

@@ -413,8 +413,14 @@ def test_errors():
     for fn in (LA.inv, LA.det, LA.svd, LA.qr, LA.cholesky):
         with pytest.raises(frit.FritError, match="two-dimensional"):
             fn(frit.asarray(np.ones(3)))
-    with pytest.raises(frit.FritError, match="float16"):
-        LA.inv(frit.asarray(np.eye(2, dtype=np.float16)))
+    h = np.eye(2, dtype=np.float16)
+    for fn in (LA.inv, LA.det, LA.cholesky, LA.eigvalsh, LA.svdvals, LA.qr, LA.pinv,
+               lambda x: LA.solve(x, x), lambda x: LA.matrix_power(x, -1)):
+        with pytest.raises(TypeError):
+            fn(h)
+        with pytest.raises(frit.FritTypeError, match="float16"):
+            fn(frit.asarray(h))
+    np.testing.assert_allclose(np.asarray(LA.norm(frit.asarray(h))), np.linalg.norm(h))
     with pytest.raises(frit.FritError, match="linalg.solve"):
         LA.solve(frit.asarray(np.eye(3)), frit.asarray(np.ones((4, 2))))
     with pytest.raises(frit.FritError, match="broadcast"):
