@@ -193,6 +193,9 @@ class Session:
         self.leaf_inputs = weakref.WeakValueDictionary()  # "c<id>" -> concrete leaf node
         self.stats = {"compiles": 0, "hits": 0, "cc": 0, "realize": 0}
         self.sid = next(_sids)
+        # while frit.jit traces: [(0-d bool Array, exception)] checked after every call
+        # (frit.linalg's numerical failures); None otherwise
+        self.trace_checks = None
 
     # ---- lifetime
     def close(self):

@@ -1,7 +1,7 @@
 """frit.linalg: the array API 2023.12 linalg extension plus numpy.linalg's spellings. The
 factorisations are C frontend ops (frit_linalg_*: one explicit kernel, one point per matrix of
 the batch); the rest are compositions of frit ops. docs/linalg.md has tolerances and the
-behaviour on singular input (LinAlgError eagerly, NaN results under jit)."""
+behaviour on singular input (LinAlgError, eagerly and from jitted calls)."""
 import builtins
 import ctypes as C
 from collections import namedtuple
@@ -123,13 +123,24 @@ def _mat(x, op, square=False):
 
 
 def _raise_if_nan(result, inputs, msg):
-    """Eagerly, a NaN result from finite input is the kernel's failure flag."""
-    if not _eager(result):
+    """A NaN result from finite input is the kernel's failure flag: eagerly it raises here;
+    while frit.jit traces, the flag becomes a hidden output the jitted call checks after each
+    run (raising LinAlgError there). Inside kernels and host-loop bodies it stays NaN."""
+    n = result._n
+    if not n.abstract:
+        r = np.asarray(result)
+        if r.size and np.isnan(r).any() and builtins.all(np.isfinite(np.asarray(a)).all()
+                                                          for a in inputs):
+            raise LinAlgError(msg)
         return
-    r = np.asarray(result)
-    if r.size and np.isnan(r).any() and builtins.all(np.isfinite(np.asarray(a)).all()
-                                                      for a in inputs):
-        raise LinAlgError(msg)
+    checks = getattr(n.sess, "trace_checks", None)
+    if n.scope is not None or checks is None:
+        return
+    flag = O.any(O.isnan(result))
+    for a in inputs:
+        if a.dtype.kind == "f":
+            flag = O.logical_and(flag, O.all(O.isfinite(a)))
+    checks.append((flag, (LinAlgError, msg)))
 
 
 def _float_dtype(x):
@@ -182,8 +193,8 @@ def _b_chol(ctx, ts, upper):
 
 
 def inv(a):
-    """Inverse of each (..., M, M) matrix; LinAlgError("Singular matrix") eagerly on an exact
-    zero pivot, NaN under jit."""
+    """Inverse of each (..., M, M) matrix; LinAlgError("Singular matrix") on an exact zero
+    pivot (a jitted call raises after its run; NaN inside host-loop bodies)."""
     a = _nohalf(a, "inv")
     r = apply(_b_inv, [a])
     _raise_if_nan(r, [a], "Singular matrix")
@@ -214,7 +225,7 @@ def slogdet(a):
 
 def cholesky(a, upper=False):
     """Lower (or upper=True: upper) Cholesky factor from the lower triangle of a. Not positive
-    definite: LinAlgError eagerly, NaN under jit."""
+    definite: LinAlgError (as inv)."""
     a = _nohalf(a, "cholesky")
     r = apply(_b_chol, [a], (int(bool(upper)),))
     _raise_if_nan(r, [a], "Matrix is not positive definite")
