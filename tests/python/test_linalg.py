@@ -41,6 +41,13 @@ def close(got, want, dtype, scale=1.0):
                                atol=TOL[dtype] * scale * max(1, np.abs(want).max(initial=0)))
 
 
+def check_all(pairs, dtype, scale=10):
+    """Realizes all frit results as one program (one compile), then compares each."""
+    frit.realize(*[g for g, _ in pairs])
+    for g, w in pairs:
+        close(g, w, dtype, scale)
+
+
 def mT(x):
     return np.swapaxes(x, -1, -2)
 
@@ -136,8 +143,11 @@ def test_cholesky(dtype, shape):
 def test_qr(dtype, shape):
     a = rng(3).standard_normal(shape).astype(dtype)
     fa = frit.asarray(a)
+    res = {m: LA.qr(fa, mode=m) for m in ("reduced", "complete")}
+    r_only = LA.qr(fa, mode="r")
+    frit.realize(r_only, *res["reduced"], *res["complete"])  # one program
     for mode in ("reduced", "complete"):
-        q, r = LA.qr(fa, mode=mode)
+        q, r = res[mode]
         qn, rn = np.linalg.qr(a, mode=mode)
         q, r = np.asarray(q), np.asarray(r)
         assert q.shape == qn.shape and r.shape == rn.shape and q.dtype == qn.dtype
@@ -147,7 +157,7 @@ def test_qr(dtype, shape):
         assert np.allclose(np.tril(r, -1), 0)
         # same reflector convention as LAPACK: R itself matches
         close(r, rn, dtype, 10)
-    close(LA.qr(fa, mode="r"), np.linalg.qr(a, mode="r"), dtype, 10)
+    close(r_only, np.linalg.qr(a, mode="r"), dtype, 10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -155,19 +165,20 @@ def test_qr(dtype, shape):
 def test_eigh(dtype, shape):
     a = sym(rng(4), shape, dtype)
     fa = frit.asarray(a)
+    t = np.tril(a)  # only the lower triangle is read
     w, v = LA.eigh(fa)
+    P = [(LA.eigvalsh(fa), np.linalg.eigvalsh(a)), (LA.eigvalsh(fa, UPLO="U"), np.linalg.eigvalsh(a, UPLO="U")),
+         (LA.eigvalsh(frit.asarray(t)), np.linalg.eigvalsh(t))]
+    frit.realize(w, v, *[g for g, _ in P])
     w, v = np.asarray(w), np.asarray(v)
     close(w, np.linalg.eigvalsh(a), dtype, 10)
     close((v * w[..., None, :]) @ mT(v), a, dtype, 10)
     close(mT(v) @ v, np.broadcast_to(np.eye(shape[-1]), shape), dtype, 10)
-    close(LA.eigvalsh(fa), np.linalg.eigvalsh(a), dtype, 10)
-    close(LA.eigvalsh(fa, UPLO="U"), np.linalg.eigvalsh(a, UPLO="U"), dtype, 10)
-    t = np.tril(a)  # only the lower triangle is read
-    close(LA.eigvalsh(frit.asarray(t)), np.linalg.eigvalsh(t), dtype, 10)
+    check_all(P, dtype)
 
 
-def _check_svd(a, dtype, full):
-    u, s, vh = (np.asarray(x) for x in LA.svd(frit.asarray(a), full_matrices=full))
+def _check_svd(a, dtype, full, outs=None):
+    u, s, vh = (np.asarray(x) for x in (outs or LA.svd(frit.asarray(a), full_matrices=full)))
     un, sn, vhn = np.linalg.svd(a, full_matrices=full)
     assert u.shape == un.shape and s.shape == sn.shape and vh.shape == vhn.shape
     close(s, sn, dtype, 10)
@@ -182,10 +193,14 @@ def _check_svd(a, dtype, full):
 @pytest.mark.parametrize("shape", [(4, 4), (2, 6, 3), (2, 3, 2, 7), (1, 1)])
 def test_svd(dtype, shape):
     a = rng(5).standard_normal(shape).astype(dtype)
-    _check_svd(a, dtype, True)
-    _check_svd(a, dtype, False)
-    close(LA.svdvals(frit.asarray(a)), np.linalg.svd(a, compute_uv=False), dtype, 10)
-    close(LA.svd(frit.asarray(a), compute_uv=False), np.linalg.svd(a, compute_uv=False), dtype, 10)
+    fa = frit.asarray(a)
+    full, red = LA.svd(fa), LA.svd(fa, full_matrices=False)
+    sv, sv2 = LA.svdvals(fa), LA.svd(fa, compute_uv=False)
+    frit.realize(*full, *red, sv, sv2)  # one program
+    _check_svd(a, dtype, True, full)
+    _check_svd(a, dtype, False, red)
+    close(sv, np.linalg.svd(a, compute_uv=False), dtype, 10)
+    close(sv2, np.linalg.svd(a, compute_uv=False), dtype, 10)
 
 
 def test_svd_rank_deficient():
@@ -233,13 +248,6 @@ def test_pinv_rank_lstsq(dtype):
         xn, resn, rkn, sn = np.linalg.lstsq(d, d[:, :1])
         close(x, xn, dtype, 100)
         assert rk == rkn and np.asarray(res).shape == resn.shape == (0,)
-
-
-def check_all(pairs, dtype, scale=10):
-    """Realizes all frit results as one program (one compile), then compares each."""
-    frit.realize(*[g for g, _ in pairs])
-    for g, w in pairs:
-        close(g, w, dtype, scale)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
