@@ -103,22 +103,25 @@ def _eager(a):
     return isinstance(a, Array) and not a._n.abstract
 
 
-def _nohalf(x, op):
-    """numpy.linalg raises TypeError for float16; so does frit (bfloat16 too)."""
+def _nohalf(x, op, square=None):
+    """Checks like numpy.linalg: float16 -> TypeError; fewer than 2 dims and (square=True)
+    non-square matrices -> LinAlgError (a FritError). Dims symbolic under jit are checked in C."""
     x = operand(x)
     if x.dtype in (D.float16, D.bfloat16):
         raise FritTypeError("linalg.%s: array type %s is unsupported in linalg" % (op, x.dtype))
+    if square is not None:
+        _mat(x, "linalg." + op, square)
     return x
 
 
 def _mat(x, op, square=False):
     x = operand(x)
     if x.ndim < 2:
-        raise LinAlgError("%s: %d-dimensional array given. Array must be at least two-dimensional"
-                          % (op, x.ndim))
+        raise LinAlgError("%s: %d-dimensional array given (shape %s, dtype %s). Array must be at "
+                          "least two-dimensional" % (op, x.ndim, x.shape, x.dtype))
     if square and x.shape[-1] != x.shape[-2]:
-        raise LinAlgError("%s: last 2 dimensions of the array must be square (shape %s)"
-                          % (op, x.shape))
+        raise LinAlgError("%s: last 2 dimensions of the array must be square (shape %s, dtype %s)"
+                          % (op, x.shape, x.dtype))
     return x
 
 
@@ -195,7 +198,7 @@ def _b_chol(ctx, ts, upper):
 def inv(a):
     """Inverse of each (..., M, M) matrix; LinAlgError("Singular matrix") on an exact zero
     pivot (a jitted call raises after its run; NaN inside host-loop bodies)."""
-    a = _nohalf(a, "inv")
+    a = _nohalf(a, "inv", True)
     r = apply(_b_inv, [a])
     _raise_if_nan(r, [a], "Singular matrix")
     return r
@@ -203,7 +206,7 @@ def inv(a):
 
 def solve(a, b):
     """numpy 2 semantics: b is a vector (M,) only when b.ndim == 1, else (..., M, K)."""
-    a, b = _nohalf(a, "solve"), _nohalf(b, "solve")
+    a, b = _nohalf(a, "solve", True), _nohalf(b, "solve")
     if b.ndim == 1 and a.ndim >= 2:
         r = O.squeeze(apply(_b_solve, [a, O.expand_dims(b, -1)]), -1)
     else:
@@ -214,19 +217,19 @@ def solve(a, b):
 
 def det(a):
     """Determinant by LU with partial pivoting; 0 for a singular matrix."""
-    return apply(_b_det, [_nohalf(a, "det")])
+    return apply(_b_det, [_nohalf(a, "det", True)])
 
 
 def slogdet(a):
     """(sign, logabsdet); (0, -inf) for a singular matrix."""
-    s, l_ = _multi(_nohalf(a, "slogdet"), "frit_linalg_slogdet", (0, 1))
+    s, l_ = _multi(_nohalf(a, "slogdet", True), "frit_linalg_slogdet", (0, 1))
     return SlogdetResult(s, l_)
 
 
 def cholesky(a, upper=False):
     """Lower (or upper=True: upper) Cholesky factor from the lower triangle of a. Not positive
     definite: LinAlgError (as inv)."""
-    a = _nohalf(a, "cholesky")
+    a = _nohalf(a, "cholesky", True)
     r = apply(_b_chol, [a], (int(bool(upper)),))
     _raise_if_nan(r, [a], "Matrix is not positive definite")
     return r
@@ -240,7 +243,7 @@ def qr(a, mode="reduced"):
     if mode not in _QR_MODES:
         raise FritError("qr: unrecognized mode %r (use 'reduced', 'complete' or 'r')" % (mode,))
     m = _QR_MODES[mode]
-    a = _nohalf(a, "qr")
+    a = _nohalf(a, "qr", False)
     if m == 2:
         return _multi(a, "frit_linalg_qr", (1,), (2,))[0]
     q, r = _multi(a, "frit_linalg_qr", (0, 1), (m,))
@@ -250,7 +253,7 @@ def qr(a, mode="reduced"):
 def _uplo(a, UPLO):
     if UPLO not in ("L", "U"):
         raise FritError("eigh: UPLO argument must be 'L' or 'U', got %r" % (UPLO,))
-    a = _nohalf(a, "eigh")
+    a = _nohalf(a, "eigh", True)
     return O.matrix_transpose(a) if UPLO == "U" and a.ndim >= 2 else a
 
 
@@ -266,7 +269,7 @@ def eigvalsh(a, UPLO="L"):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition (one-sided Jacobi): U, S (descending), Vh."""
-    a = _nohalf(a, "svd")
+    a = _nohalf(a, "svd", False)
     if not compute_uv:
         return svdvals(a)
     u, s, vh = _multi(a, "frit_linalg_svd", (0, 1, 2), (int(bool(full_matrices)), 1))
@@ -274,7 +277,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def svdvals(x):
-    return _multi(_nohalf(x, "svdvals"), "frit_linalg_svd", (1,), (0, 0))[0]
+    return _multi(_nohalf(x, "svdvals", False), "frit_linalg_svd", (1,), (0, 0))[0]
 
 
 # ---------------------------------------------------------------- compositions
