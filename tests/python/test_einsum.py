@@ -125,3 +125,46 @@ def test_einsum_errors(spec, shapes, msg):
         np.einsum(spec, *[A(*s) for s in shapes])
     with pytest.raises(frit.FritError, match=msg):
         frit.einsum(spec, *[frit.asarray(A(*s)) for s in shapes])
+
+
+def _random_case(rnd, rng):
+    """Random subscripts over labels a-d (sizes 1-4, some size-1 broadcasts), 1-3 operands,
+    sometimes '...', half of them with an explicit output."""
+    sizes = {c: rnd.choice([1, 2, 3, 4]) for c in "abcd"}
+    use_ell = rnd.random() < 0.3
+    ell = tuple(rnd.choice([1, 2, 3]) for _ in range(rnd.randint(0, 2)))
+    terms, ops = [], []
+    for _ in range(rnd.randint(1, 3)):
+        t = "".join(rnd.choice("abcd") for _ in range(rnd.randint(0, 3)))
+        shape = [sizes[c] for c in t]
+        if t and rnd.random() < 0.2:
+            shape[rnd.randrange(len(t))] = 1
+        if use_ell and rnd.random() < 0.7:
+            p = rnd.randint(0, len(t))
+            t, shape = t[:p] + "..." + t[p:], shape[:p] + list(ell[rnd.randint(0, len(ell)):]) + shape[p:]
+        terms.append(t)
+        ops.append(rng.standard_normal(shape))
+    spec = ",".join(terms)
+    if rnd.random() < 0.5:
+        labs = sorted(set(spec) - set(".,"))
+        spec += "->" + ("..." if "..." in spec and rnd.random() < 0.7 else "") + \
+            "".join(rnd.sample(labs, rnd.randint(0, len(labs))))
+    return spec, ops
+
+
+def test_einsum_random():
+    """100 random subscript strings numpy accepts (numpy as the oracle), realized as one program."""
+    import random
+    rnd, rng = random.Random(1), np.random.default_rng(1)
+    cases = []
+    while len(cases) < 100:
+        spec, ops = _random_case(rnd, rng)
+        try:
+            want = np.einsum(spec, *ops)
+        except ValueError:
+            continue
+        cases.append((spec, ops, want, frit.einsum(spec, *[frit.asarray(o) for o in ops])))
+    frit.realize(*[c[3] for c in cases])
+    for spec, ops, want, got in cases:
+        assert got.shape == want.shape, spec
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-10, err_msg=spec)
