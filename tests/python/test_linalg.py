@@ -497,3 +497,18 @@ def test_in_host_loop():
     for f in (qr_algorithm, frit.jit(qr_algorithm)):
         got = np.sort(np.diag(np.asarray(f(frit.asarray(a)))))
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_kernels_index_in_range():
+    """Under bounds='check' an out-of-range index in an explicit kernel is a run-time error: the
+    factorisation kernels never make one (empty, 1x1, square, tall, wide)."""
+    r = rng(16)
+    ops = [lambda x: LA.solve(x, x[..., :1]), lambda x: LA.qr(x, mode="complete"),
+           lambda x: LA.eigh(x), lambda x: LA.svd(x), lambda x: LA.slogdet(x)]
+    for k, fn in enumerate(ops):
+        f = frit.jit(fn, bounds="check")
+        for shape in [(2, 1, 1), (0, 3, 3), (2, 4, 4), (4, 2), (2, 5)]:
+            if shape[-1] != shape[-2] and k in (0, 2, 4):
+                continue
+            a = r.standard_normal(shape) + (4 * np.eye(shape[-1]) if shape[-1] == shape[-2] else 0)
+            f(frit.asarray(a))  # raises if a kernel indexed out of range
