@@ -367,6 +367,27 @@ frit_tensor *frit_cumsum(frit_ctx *ctx, frit_tensor *x, int axis); /* FRIT_NO_AX
 /* Linear algebra and neural-net ops */
 frit_tensor *frit_matmul(frit_ctx *ctx, frit_tensor *a, frit_tensor *b); /* numpy matmul rules */
 frit_tensor *frit_dot(frit_ctx *ctx, frit_tensor *a, frit_tensor *b);    /* numpy dot rules */
+/* frit.linalg (numpy.linalg semantics, batched over leading dims; ints and bool compute in f64,
+ * f16/bf16 are rejected as in numpy). Each builds one explicit kernel per call, one point per
+ * matrix. Numerical failure is not an error at build time: solve/inv give NaN for a singular
+ * matrix (exact zero pivot), cholesky NaN when not positive definite; det gives 0 and slogdet
+ * (0, -inf) for a singular matrix. docs/linalg.md has the details and tolerances. */
+frit_tensor *frit_linalg_solve(frit_ctx *ctx, frit_tensor *a, frit_tensor *b); /* a (..., M, M), b (..., M, K) */
+frit_tensor *frit_linalg_inv(frit_ctx *ctx, frit_tensor *a);
+frit_tensor *frit_linalg_det(frit_ctx *ctx, frit_tensor *a);
+frit_status frit_linalg_slogdet(frit_ctx *ctx, frit_tensor *a, frit_tensor **sign, frit_tensor **logabsdet);
+frit_tensor *frit_linalg_cholesky(frit_ctx *ctx, frit_tensor *a, int upper); /* lower triangle of a is read */
+/* mode 0 reduced (Q (..., M, K), R (..., K, N), K = min(M, N)), 1 complete, 2 R only (*q NULL). */
+frit_status frit_linalg_qr(frit_ctx *ctx, frit_tensor *a, int mode, frit_tensor **q, frit_tensor **r);
+/* Symmetric eigendecomposition from the lower triangle (cyclic Jacobi): w ascending (..., M),
+ * v (..., M, M) with a = v diag(w) v^T; v may be NULL for eigenvalues only. */
+frit_status frit_linalg_eigh(frit_ctx *ctx, frit_tensor *a, frit_tensor **w, frit_tensor **v);
+/* SVD (one-sided Jacobi): s descending (..., K); with u and vh non-NULL also u (..., M, M or K)
+ * and vh (..., N or K, N) (full_matrices selects the first). */
+frit_status frit_linalg_svd(frit_ctx *ctx, frit_tensor *a, int full_matrices, frit_tensor **u, frit_tensor **s,
+                            frit_tensor **vh);
+/* numpy diagonal (diagonal as the last axis) and trace (sum of it in numpy's sum dtype). */
+frit_tensor *frit_diagonal(frit_ctx *ctx, frit_tensor *x, int64_t offset, int axis1, int axis2);
 /* x: (N, C, H, W), w: (O, C/groups, KH, KW), bias: (O) or NULL. */
 frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias,
                          const int64_t stride[2], const int64_t padding[2], const int64_t dilation[2],

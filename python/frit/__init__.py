@@ -27,3 +27,5 @@ from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  #
                        atomic_add, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor,
                        atomic_exchange, scatter_add, scatter_min, scatter_max, scatter_and,
                        scatter_or, scatter_xor, scatter_set, indices, set_bounds, get_bounds)
+from ._diagonal import diagonal, trace  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401

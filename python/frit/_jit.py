@@ -162,7 +162,7 @@ class _Entry:
     from, the variable bindings, how to size each output and the output pytree."""
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
-                 "sess", "arg_dtypes", "shape_buf", "ndim_buf")
+                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks")
 
     def run(self, leaves, sizes):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
@@ -194,6 +194,9 @@ class _Entry:
             st = _run(self.ptr, ins, optr, self.bind, self.nbind)
             if st:
                 raise self.sess.error("run")
+            for k, (exc, msg) in self.checks:
+                if outs[k]._n.np:
+                    raise exc(msg)
         if self.static_out:
             return self.out_static
         if self.out_tree is _LEAF:
@@ -535,6 +538,8 @@ class Jitted:
             else:
                 targs.append(_unflatten(tr, it))
         fn_name = getattr(self._fn, "__qualname__", None) or repr(self._fn)
+        outer_checks = sess.trace_checks
+        sess.trace_checks = []
         try:
             with sess.as_current():
                 out = self._fn(*targs, **kw)
@@ -550,11 +555,20 @@ class Jitted:
                         o._realize()
                     out_ts.append(o._tensor(sess))
                     out_nodes.append(n)
+                # run-time failure flags (frit.linalg): extra outputs after the user's
+                checks = []
+                for flag, exc in sess.trace_checks:
+                    checks.append((len(out_ts), exc))
+                    out_ts.append(flag._tensor(sess))
+                    out_nodes.append(flag._n)
         except FritError as ex:
             _annotate(ex, fn_name)
             raise
+        finally:
+            sess.trace_checks = outer_checks
         e = _Entry()
         e.sess = sess
+        e.checks = tuple(checks)
         e.dynamic = dynamic
         e.out_tree = out_tree
         e.nout = len(out_ts)

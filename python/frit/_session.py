@@ -193,6 +193,10 @@ class Session:
         self.leaf_inputs = weakref.WeakValueDictionary()  # "c<id>" -> concrete leaf node
         self.stats = {"compiles": 0, "hits": 0, "cc": 0, "realize": 0}
         self.sid = next(_sids)
+        # while frit.jit traces: [(0-d bool Array, (exception class, message))], compiled as
+        # hidden outputs and raised after every call whose flag is set
+        # (frit.linalg numerical failures); None otherwise
+        self.trace_checks = None
 
     # ---- lifetime
     def close(self):

@@ -346,7 +346,9 @@ def tensordot(a, b, axes=2):
 
 
 def einsum(*args, **kwargs):
-    raise FritError("einsum is not supported yet")
+    """numpy.einsum (frit._einsum: lowered to diagonal views, sums and matmul contractions)."""
+    from ._einsum import einsum as _einsum  # deferred: _einsum builds on this module
+    return _einsum(*args, **kwargs)
 
 
 # ---------------------------------------------------------------- nn

@@ -114,3 +114,65 @@ frit_tensor *frit_dot(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
   FRIT_ASSERT(n == r);
   return contract(ctx, "dot", ti_reshape(ctx, a, r, ad), ti_reshape(ctx, b, r, bd), nout, out);
 }
+
+/* ---------- diagonal ---------- */
+
+static frit_uop *dim2(frit_ctx *ctx, frit_op op, frit_uop *a, frit_uop *b) {
+  if (!a || !b) return NULL;
+  if (a->op == FRIT_OP_CONST && b->op == FRIT_OP_CONST) {
+    frit_scalar s[2] = {a->arg.value, b->arg.value};
+    return frit_const(ctx, FRIT_I64, frit_eval_alu(op, FRIT_I64, s));
+  }
+  frit_uop *r = frit_binary(ctx, op, a, b);
+  return r ? frit_simplify(ctx, r) : NULL;
+}
+
+/* numpy.diagonal: the two axes move to the end, the (offset) diagonal of the trailing square
+ * block is read through a reshape trick (flatten L*L, pad by L, view as (L, L+1), column 0),
+ * so it stays a view that fuses and works for symbolic dims. */
+frit_tensor *frit_diagonal(frit_ctx *ctx, frit_tensor *x, int64_t offset, int axis1, int axis2) {
+  const char *op = "diagonal";
+  if (!ti_ok(ctx, op, &x, 1)) return NULL;
+  const frit_shape *s = ti_shape(ctx, x);
+  int nd = s->ndim;
+  if (nd < 2) return TI_FAIL1(ctx, op, x, "diag requires an array of at least two dimensions");
+  int a1 = ti_axis(ctx, op, x, axis1, nd), a2 = a1 < 0 ? -1 : ti_axis(ctx, op, x, axis2, nd);
+  if (a1 < 0 || a2 < 0) return NULL;
+  if (a1 == a2) return TI_FAIL1(ctx, op, x, "axis1 and axis2 cannot be the same (both %d)", a1);
+  int perm[FRIT_MAX_DIMS], n = 0;
+  for (int i = 0; i < nd; i++)
+    if (i != a1 && i != a2) perm[n++] = i;
+  perm[n++] = a1, perm[n++] = a2;
+  frit_tensor *y = ti_permute(ctx, x, perm);
+  if (!y) return NULL;
+  frit_uop *r = s->dims[a1], *c = s->dims[a2], *zero = ti_dim(ctx, 0);
+  frit_uop *rs = zero, *cs = zero, *rr = r, *cc = c;
+  if (offset >= 0) {
+    frit_uop *o = ti_dim(ctx, offset);
+    cs = dim2(ctx, FRIT_OP_MIN, o, c);
+    cc = ti_dim_sub(ctx, c, cs);
+  } else {
+    frit_uop *o = ti_dim(ctx, -offset);
+    rs = dim2(ctx, FRIT_OP_MIN, o, r);
+    rr = ti_dim_sub(ctx, r, rs);
+  }
+  frit_uop *L = ti_dim_eq(rr, cc) ? rr : dim2(ctx, FRIT_OP_MIN, rr, cc);
+  if (!L) return NULL;
+  frit_uop *b[FRIT_MAX_DIMS], *e[FRIT_MAX_DIMS], *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < nd - 2; i++) b[i] = zero, e[i] = d[i] = ti_shape(ctx, y)->dims[i];
+  b[nd - 2] = rs, e[nd - 2] = ti_dim_add(ctx, rs, L);
+  b[nd - 1] = cs, e[nd - 1] = ti_dim_add(ctx, cs, L);
+  y = ti_shrink(ctx, y, b, e);
+  d[nd - 2] = ti_dim_mul(ctx, L, L);
+  y = y ? ti_reshape(ctx, y, nd - 1, d) : NULL;
+  frit_uop *pb[FRIT_MAX_DIMS], *pa[FRIT_MAX_DIMS];
+  for (int i = 0; i < nd - 1; i++) pb[i] = pa[i] = zero;
+  pa[nd - 2] = L;
+  y = y ? ti_pad(ctx, y, pb, pa) : NULL;
+  d[nd - 2] = L, d[nd - 1] = ti_dim_add(ctx, L, ti_dim(ctx, 1));
+  y = y ? ti_reshape(ctx, y, nd, d) : NULL;
+  for (int i = 0; i < nd; i++) b[i] = zero, e[i] = d[i];
+  e[nd - 1] = ti_dim(ctx, 1);
+  y = y ? ti_shrink(ctx, y, b, e) : NULL;
+  return y ? ti_reshape(ctx, y, nd - 1, d) : NULL;
+}
