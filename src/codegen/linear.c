@@ -493,7 +493,69 @@ static const char *emit_if(cg *g, frit_uop *u, int b) {
   return "";
 }
 
+static const char *emit_rec(cg *g, frit_uop *u, int cur);
+
+/* Past this recursion depth, chains of pure values are emitted bottom-up from an explicit
+ * stack, so that a graph a million operations deep does not overflow the C stack. */
+#define EMIT_MAX_DEPTH 256
+
+static bool pure_value(const frit_uop *u) {
+  return (frit_op_flags((frit_op)u->op) & FRIT_F_ALU) || u->op == FRIT_OP_CAST || u->op == FRIT_OP_BITCAST;
+}
+
+static bool available(const cg *g, const frit_uop *u, int cur) {
+  const nstate *s = &g->st[L(g, u)];
+  return s->done || (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && cgl_on_chain(g, cur, s->blk));
+}
+
+/* Emits the pure values below u (not u) in post-order, each for use in block cur: a pure node
+ * lands where its ranges put it, the same block from cur as from the user's own block. Each
+ * call then finds its pure sources already named and recurses one level only. */
+static bool pre_emit(cg *g, frit_uop *u, int cur) {
+  if (!g->stamp && !(g->stamp = calloc(g->n + 1, sizeof *g->stamp)))
+    return cgl_fail(g, u, "out of memory"), false;
+  uint32_t gen = ++g->gen;
+  typedef struct item { frit_uop *u; uint32_t next; } item;
+  size_t n = 0, cap = 256;
+  item *st = malloc(cap * sizeof *st);
+  if (!st) return cgl_fail(g, u, "out of memory"), false;
+  st[n++] = (item){u, 0};
+  g->stamp[L(g, u)] = gen;
+  bool ok = true;
+  while (n && ok && !g->failed) {
+    item *it = &st[n - 1];
+    if (it->next < it->u->nsrc) {
+      frit_uop *v = it->u->src[it->next++];
+      if (!pure_value(v) || g->stamp[L(g, v)] == gen || available(g, v, cur)) continue;
+      g->stamp[L(g, v)] = gen;
+      if (n == cap) {
+        item *ns = realloc(st, (cap *= 2) * sizeof *st);
+        if (!ns) {
+          ok = cgl_fail(g, v, "out of memory");
+          break;
+        }
+        st = ns;
+      }
+      st[n++] = (item){v, 0};
+      continue;
+    }
+    frit_uop *done = st[--n].u;
+    if (done != u && !emit_rec(g, done, cur)) ok = false;
+  }
+  free(st);
+  return ok && !g->failed;
+}
+
 const char *cgl_emit(cg *g, frit_uop *u, int cur) {
+  if (g->failed) return NULL;
+  if (g->depth > EMIT_MAX_DEPTH && pure_value(u) && !available(g, u, cur) && !pre_emit(g, u, cur)) return NULL;
+  g->depth++;
+  const char *r = emit_rec(g, u, cur);
+  g->depth--;
+  return r;
+}
+
+static const char *emit_rec(cg *g, frit_uop *u, int cur) {
   if (g->failed) return NULL;
   uint32_t k = L(g, u);
   nstate *s = &g->st[k];
@@ -711,5 +773,6 @@ done:
   free(g->dyn);
   free(g->rix);
   free(g->st);
+  free(g->stamp);
   return out;
 }

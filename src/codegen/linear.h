@@ -46,6 +46,9 @@ typedef struct cg {
   int nvars;
   int tmp;
   bool failed;
+  int depth;       /* cgl_emit's recursion depth */
+  uint32_t *stamp; /* per node: the pre-emission pass that last visited it (deep chains) */
+  uint32_t gen;
 } cg;
 
 /* local index of a node (its position in the kernel's topological order) */

@@ -33,17 +33,29 @@ static bool fmaxmin_split(frit_op op, frit_scalar_kind k) {
 }
 
 /* Does the subgraph of local node `from` reach local node `to` (or, with to == UINT32_MAX, an
- * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. */
+ * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. An explicit
+ * stack (deep bodies); each node is pushed once. Out of memory answers yes: do not fuse. */
 static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
   if (from == to) return true;
   if (seen[from]) return false;
+  uint32_t *st = malloc((g->n + 1) * sizeof *st);
+  if (!st) return true;
+  size_t n = 0;
+  bool found = false;
   seen[from] = 1;
-  frit_uop *u = g->nodes[from];
-  if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) return true;
-  if (to != UINT32_MAX && from < to) return false;
-  for (uint32_t i = 0; i < u->nsrc; i++)
-    if (reaches(g, L(g, u->src[i]), to, seen)) return true;
-  return false;
+  st[n++] = from;
+  while (n && !found) {
+    frit_uop *u = g->nodes[st[--n]];
+    if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) found = true;
+    else if (to != UINT32_MAX && L(g, u) < to) continue;
+    for (uint32_t i = 0; i < u->nsrc && !found; i++) {
+      uint32_t k = L(g, u->src[i]);
+      if (k == to) found = true;
+      else if (!seen[k]) seen[k] = 1, st[n++] = k;
+    }
+  }
+  free(st);
+  return found;
 }
 
 #define MAX_FUSE 16
