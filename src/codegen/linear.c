@@ -198,6 +198,12 @@ void cgl_close_block(cg *g, int b) {
       B->copies *= end->arg.value.i;
     }
   }
+  if (B->blocking) { /* a loop of loops: the parent is no vector loop */
+    P->has_child_loop = true;
+    P->child_bad = true;
+    P->loaded_params |= B->loaded_params;
+    P->stored_params |= B->stored_params;
+  }
   cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
   if (B->text.s) cg_puts(&P->text, B->text.s);
   cgl_line(g, p, "}");
@@ -263,6 +269,30 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
               T, id, T, id, T, id);
   else
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, id, id, end, id);
+  return b;
+}
+
+int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer) {
+  int ri = g->rix[L(g, r)];
+  for (int b = parent; b >= 0; b = g->blocks[b].parent)
+    if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
+  const char *end = cgl_emit(g, r->src[0], parent);
+  char *e = end ? cgl_strdup(g, end) : NULL;
+  if (!e) return -1;
+  int ob = new_block(g, parent, -1, false);
+  int b = ob < 0 ? -1 : new_block(g, ob, ri, false);
+  if (b < 0) return free(e), -1;
+  g->blocks[ob].blocking = true;
+  const char *T = cg_ctype(frit_dtype_kind(r->dtype));
+  uint32_t id = L(g, r);
+  cg_printf(&g->blocks[ob].header, "for (%s r%" PRIu32 "_b = 0; r%" PRIu32 "_b < %s; r%" PRIu32 "_b += %" PRId64 ")",
+            T, id, id, e, id, size);
+  cg_printf(&g->blocks[b].header,
+            "for (%s r%" PRIu32 " = r%" PRIu32 "_b; r%" PRIu32 " < (%s - r%" PRIu32 "_b > %" PRId64 " ? r%" PRIu32
+            "_b + %" PRId64 " : %s); r%" PRIu32 "++)",
+            T, id, id, id, e, id, size, id, size, e, id);
+  free(e);
+  *outer = ob;
   return b;
 }
 
