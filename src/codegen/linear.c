@@ -89,7 +89,7 @@ static bool analyse(cg *g) {
 
 /* ---------- blocks ---------- */
 
-static int new_block(cg *g, int parent, int rix, bool is_if) {
+int cgl_new_block(cg *g, int parent, int rix, bool is_if) {
   if (g->nblocks == g->capblocks) {
     int cap = g->capblocks ? 2 * g->capblocks : 16;
     blk *b = realloc(g->blocks, (size_t)cap * sizeof *b);
@@ -260,7 +260,7 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
     if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
   const char *end = cgl_emit(g, r->src[0], parent);
   if (!end) return -1;
-  int b = new_block(g, parent, ri, false);
+  int b = cgl_new_block(g, parent, ri, false);
   if (b < 0) return -1;
   const char *T = cg_ctype(frit_dtype_kind(r->dtype));
   uint32_t id = L(g, r);
@@ -269,30 +269,6 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
               T, id, T, id, T, id);
   else
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, id, id, end, id);
-  return b;
-}
-
-int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer) {
-  int ri = g->rix[L(g, r)];
-  for (int b = parent; b >= 0; b = g->blocks[b].parent)
-    if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
-  const char *end = cgl_emit(g, r->src[0], parent);
-  char *e = end ? cgl_strdup(g, end) : NULL;
-  if (!e) return -1;
-  int ob = new_block(g, parent, -1, false);
-  int b = ob < 0 ? -1 : new_block(g, ob, ri, false);
-  if (b < 0) return free(e), -1;
-  g->blocks[ob].blocking = true;
-  const char *T = cg_ctype(frit_dtype_kind(r->dtype));
-  uint32_t id = L(g, r);
-  cg_printf(&g->blocks[ob].header, "for (%s r%" PRIu32 "_b = 0; r%" PRIu32 "_b < %s; r%" PRIu32 "_b += %" PRId64 ")",
-            T, id, id, e, id, size);
-  cg_printf(&g->blocks[b].header,
-            "for (%s r%" PRIu32 " = r%" PRIu32 "_b; r%" PRIu32 " < (%s - r%" PRIu32 "_b > %" PRId64 " ? r%" PRIu32
-            "_b + %" PRId64 " : %s); r%" PRIu32 "++)",
-            T, id, id, id, e, id, size, id, size, e, id);
-  free(e);
-  *outer = ob;
   return b;
 }
 
@@ -512,7 +488,7 @@ static const char *emit_if(cg *g, frit_uop *u, int b) {
   if (!c) return NULL;
   if (frit_dtype_lanes(u->src[0]->dtype) != 1) return cgl_fail(g, u, "condition must be a scalar"), NULL;
   for (uint32_t i = 1; i < u->nsrc; i++) {
-    int ib = new_block(g, b, -1, true);
+    int ib = cgl_new_block(g, b, -1, true);
     if (ib < 0) return NULL;
     if (i == 1) cg_printf(&g->blocks[ib].header, "if (%s)", c);
     else cg_puts(&g->blocks[ib].header, "else");
@@ -743,7 +719,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
       }
       g->g0 = g->ranges[r];
     }
-  int root = new_block(g, -1, -1, false);
+  int root = cgl_new_block(g, -1, -1, false);
   if (root < 0) goto done;
   /* parameters, variables and register arrays at the top */
   cg_printf(&fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);

@@ -73,6 +73,8 @@ void cgl_close_block(cg *g, int b);
 char *cgl_strdup(cg *g, const char *s);
 /* Names node u by the C expression `name`, valid in block b. */
 const char *cgl_set_name(cg *g, frit_uop *u, int b, const char *name);
+/* A new open block (a loop of range index rix, an IF, or neither) inside parent; -1 on OOM. */
+int cgl_new_block(cg *g, int parent, int rix, bool is_if);
 /* Opens the loop of range r as a child of block parent; returns the new block or -1. */
 int cgl_open_loop(cg *g, frit_uop *r, int parent);
 /* The loop of range r in blocks of `size`: a loop over the blocks (returned in *outer, a child

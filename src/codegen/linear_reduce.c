@@ -139,6 +139,30 @@ static bool pairwise_member(const frit_uop *x) {
   return x->arg.i0 == FRIT_OP_ADD && (k == FRIT_F32 || k == FRIT_F64);
 }
 
+int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer) {
+  int ri = g->rix[L(g, r)];
+  for (int b = parent; b >= 0; b = g->blocks[b].parent)
+    if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
+  const char *end = cgl_emit(g, r->src[0], parent);
+  char *e = end ? cgl_strdup(g, end) : NULL;
+  if (!e) return -1;
+  int ob = cgl_new_block(g, parent, -1, false);
+  int b = ob < 0 ? -1 : cgl_new_block(g, ob, ri, false);
+  if (b < 0) return free(e), -1;
+  g->blocks[ob].blocking = true;
+  const char *T = cg_ctype(frit_dtype_kind(r->dtype));
+  uint32_t id = L(g, r);
+  cg_printf(&g->blocks[ob].header, "for (%s r%" PRIu32 "_b = 0; r%" PRIu32 "_b < %s; r%" PRIu32 "_b += %" PRId64 ")",
+            T, id, id, e, id, size);
+  cg_printf(&g->blocks[b].header,
+            "for (%s r%" PRIu32 " = r%" PRIu32 "_b; r%" PRIu32 " < (%s - r%" PRIu32 "_b > %" PRId64 " ? r%" PRIu32
+            "_b + %" PRId64 " : %s); r%" PRIu32 "++)",
+            T, id, id, id, e, id, size, id, size, e, id);
+  free(e);
+  *outer = ob;
+  return b;
+}
+
 const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   bool red = u->op == FRIT_OP_REDUCE;
   frit_uop *grp[MAX_FUSE];
