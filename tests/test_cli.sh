@@ -105,6 +105,36 @@ expect_err 'unknown command' "$FRIT" frobnicate
 expect_err 'usage' "$FRIT"
 expect_err 'eval' "$FRIT" eval 'x + 1'
 
+# --- deep nesting: a clear error past the parser's limit, never a stack overflow ---
+# nest N PRE MID POST: PRE repeated N times, then MID, then POST repeated N times
+nest() {
+  awk -v n="$1" -v a="$2" -v m="$3" -v b="$4" 'BEGIN {
+    s = ""; for (i = 0; i < n; i++) printf "%s", a; printf "%s", m
+    for (i = 0; i < n; i++) printf "%s", b; print "" }'
+}
+nest 40000 '(' x ')' >"$tmp/p40k"
+expect_out 'x' "$FRIT" simplify "$(cat "$tmp/p40k")"
+nest 40000 '(' x ')+1' >"$tmp/c40k"
+expect_out 'x + 40000' sh -c "'$FRIT' simplify - < '$tmp/c40k'"
+# longer than an argument may be: EXPR '-' reads standard input
+nest 1000000 '(' x ')' >"$tmp/p1m"
+expect_err 'nested deeper than 100000 levels at offset 100000' sh -c "'$FRIT' simplify - < '$tmp/p1m'"
+nest 1000000 '-' x '' >"$tmp/n1m"
+expect_err 'nested deeper than 100000 levels' sh -c "'$FRIT' eval - x=1 < '$tmp/n1m'"
+nest 99999 '-' ' x' '' >"$tmp/n99k"
+expect_out '-x' sh -c "'$FRIT' simplify - < '$tmp/n99k'"
+nest 99999 '1 ? ' x ' : 2' >"$tmp/t99k"
+expect_out '7' sh -c "'$FRIT' eval - x=7 < '$tmp/t99k'"
+nest 200000 '' x '+1' >"$tmp/s200k"
+expect_out 'x + 200000' sh -c "'$FRIT' simplify - < '$tmp/s200k'"
+expect_out '200003' sh -c "'$FRIT' eval - x=3 < '$tmp/s200k'"
+"$FRIT" parse - <"$tmp/s200k" >"$tmp/deep.ir"
+count=$((count + 1))
+"$FRIT" verify "$tmp/deep.ir" >/dev/null || fail "verify of a 200,000-deep IR file"
+expect_out 'x + 200000' sh -c "'$FRIT' simplify-ir '$tmp/deep.ir' | '$FRIT' print - --c"
+# "--" ends the options, so an expression may begin with "--"
+expect_out '7' "$FRIT" eval -- --x x=7
+
 # --- help ---
 count=$((count + 1))
 "$FRIT" help | grep -q 'simplify' || fail "frit help does not list simplify"

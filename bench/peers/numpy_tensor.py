@@ -1,4 +1,4 @@
-"""numpy peers of frit's tensor benchmarks (bench/bench_{nbody,matmul,softmax,conv}.c), timed in
+"""numpy peers of frit's tensor benchmarks (bench/bench_{reduce,nbody,matmul,softmax,conv}.c), timed in
 the same bench/run invocation. Prints one JSON object per benchmark: {"bench", "value", "unit",
 "n", "peer", "note", "best_value"}, in the unit the frit benchmark reports (value: the median
 run, best_value: the fastest). Matmul and conv use the OpenBLAS
@@ -97,7 +97,18 @@ def conv():
        note=f"pad + sliding_window_view im2col + matmul on {blas_name()}")
 
 
-BENCHES = {"nbody_step_4096": nbody, "matmul_1024": matmul, "softmax_4096": softmax,
+def reduce_sum():
+  # the data of bench/bench_reduce.c; numpy sums float32 pairwise (blocks of 128, 8 accumulators)
+  n = 1 << 24
+  x = ((np.arange(n, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(1000003)).astype(np.float32)
+  x /= np.float32(1000003.0)
+  med, best = best_median(lambda: x.sum(), 3, REPS or 20)
+  ref = float(np.sum(x, dtype=np.float64))
+  emit("reduce_sum_16m", 4 * n / med / 1e9, "GB/s", f"numpy {np.__version__}", n=n, best_value=4 * n / best / 1e9,
+       rel_err=abs(float(x.sum()) - ref) / ref, note="numpy.sum of float32 (pairwise), one thread")
+
+
+BENCHES = {"reduce_sum_16m": reduce_sum, "nbody_step_4096": nbody, "matmul_1024": matmul, "softmax_4096": softmax,
            "conv2d_32x64x56x56": conv}
 
 if __name__ == "__main__":

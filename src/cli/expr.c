@@ -1,4 +1,4 @@
-/* Recursive-descent parser for the CLI's C-syntax integer expressions. Values are bool or
+/* Operator-precedence parser (explicit stacks, no recursion) for the CLI's C-syntax integer expressions. Values are bool or
  * integer nodes; C's conversions are applied where an operator needs the other kind. */
 #include "cli/expr.h"
 
@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum tok_kind { TK_EOF, TK_INT, TK_IDENT, TK_PUNCT };
@@ -25,7 +26,8 @@ typedef struct parser {
   char punct[3];     /* TK_PUNCT spelling */
 } parser;
 
-/* Reports an error at column `pos` with the text and a caret under it. */
+/* Reports an error at column `pos` with the text and a caret under it; long text is cut to a
+ * window around the column. */
 static void fail_at(parser *p, size_t pos, const char *fmt, ...) {
   if (p->failed) return;
   p->failed = true;
@@ -34,10 +36,14 @@ static void fail_at(parser *p, size_t pos, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  int n = snprintf(p->err, p->errsize, "syntax error at column %zu: %s\n  %s\n  ", pos + 1, msg,
-                   p->s);
-  for (size_t i = 0; i < pos && n >= 0 && (size_t)n + 2 < p->errsize; i++, n++)
-    p->err[n] = p->s[i] == '\t' ? '\t' : ' ';
+  enum { WINDOW = 60 };
+  size_t len = strlen(p->s);
+  size_t from = pos > WINDOW ? pos - WINDOW : 0, to = len - pos > WINDOW ? pos + WINDOW : len;
+  const char *pre = from ? "..." : "", *post = to < len ? "..." : "";
+  int n = snprintf(p->err, p->errsize, "syntax error at column %zu: %s\n  %s%.*s%s\n  ", pos + 1, msg,
+                   pre, (int)(to - from), p->s + from, post);
+  for (size_t i = 0; i < strlen(pre) + pos - from && n >= 0 && (size_t)n + 2 < p->errsize; i++, n++)
+    p->err[n] = i >= strlen(pre) && p->s[from + i - strlen(pre)] == '\t' ? '\t' : ' ';
   if (n >= 0 && (size_t)n + 2 < p->errsize) {
     p->err[n++] = '^';
     p->err[n] = '\0';
@@ -174,8 +180,6 @@ static bool unify_ints(parser *p, frit_uop **a, frit_uop **b, size_t pos) {
   return *a && *b;
 }
 
-static frit_uop *parse_ternary(parser *p);
-
 /* C type names accepted in casts. */
 static bool cast_type(const parser *p, frit_dtype *dt) {
   static const struct { const char *name; frit_dtype dt; } types[] = {
@@ -208,114 +212,6 @@ static frit_uop *make_var(parser *p, size_t pos, size_t len) {
     }
   }
   return lib_check(p, frit_var(p->ctx, name, lo, hi), pos);
-}
-
-static frit_uop *parse_unary(parser *p);
-
-static frit_uop *parse_primary(parser *p) {
-  if (p->failed) return NULL;
-  size_t pos = p->tpos;
-  if (p->tok == TK_INT) {
-    if (p->tval > (uint64_t)INT64_MAX) {
-      fail_at(p, pos, "integer literal does not fit in int64");
-      return NULL;
-    }
-    int64_t v = (int64_t)p->tval;
-    next(p);
-    return lib_check(p, frit_const_int(p->ctx, FRIT_I64, v), pos);
-  }
-  if (p->tok == TK_IDENT) {
-    size_t len = p->tlen;
-    if (is_ident(p, "true") || is_ident(p, "false")) {
-      bool v = is_ident(p, "true");
-      next(p);
-      return lib_check(p, frit_const_int(p->ctx, FRIT_BOOL, v), pos);
-    }
-    next(p);
-    if (!is_punct(p, "(")) return make_var(p, pos, len);
-    bool is_min = len == 3 && memcmp(p->s + pos, "min", 3) == 0;
-    bool is_max = len == 3 && memcmp(p->s + pos, "max", 3) == 0;
-    if (!is_min && !is_max) {
-      fail_at(p, pos, "unknown function '%.*s' (known: min, max)", (int)len, p->s + pos);
-      return NULL;
-    }
-    next(p);
-    size_t apos = p->tpos;
-    frit_uop *a = parse_ternary(p);
-    expect(p, ",");
-    size_t bpos = p->tpos;
-    frit_uop *b = parse_ternary(p);
-    if (p->failed) return NULL;
-    if (!is_punct(p, ")")) {
-      fail_at(p, p->tpos, "%.*s takes two arguments: expected ')'", (int)len, p->s + pos);
-      return NULL;
-    }
-    next(p);
-    a = as_int(p, a, apos);
-    b = as_int(p, b, bpos);
-    if (!unify_ints(p, &a, &b, pos)) return NULL;
-    return lib_check(p, frit_binary(p->ctx, is_min ? FRIT_OP_MIN : FRIT_OP_MAX, a, b), pos);
-  }
-  if (is_punct(p, "(")) {
-    next(p);
-    frit_dtype dt;
-    if (p->tok == TK_IDENT && cast_type(p, &dt)) {
-      /* a C cast "(T)x"; "long long" is one type */
-      bool was_long = is_ident(p, "long");
-      next(p);
-      if (was_long && is_ident(p, "long")) next(p);
-      expect(p, ")");
-      size_t xpos = p->tpos;
-      frit_uop *x = parse_unary(p);
-      if (!x) return NULL;
-      if (frit_uop_dtype(x) == dt) return x;
-      /* a cast literal such as (int32_t)-1 is a literal of that type */
-      if (frit_uop_op(x) == FRIT_OP_CONST && frit_dtype_is_int(dt) &&
-          frit_dtype_is_int(frit_uop_dtype(x)))
-        return lib_check(p, frit_const_int(p->ctx, dt, frit_uop_arg(x)->value.i), xpos);
-      /* C converts to bool by comparing with zero, which is what CAST to bool does */
-      return lib_check(p, frit_cast(p->ctx, x, dt), xpos);
-    }
-    frit_uop *x = parse_ternary(p);
-    expect(p, ")");
-    return p->failed ? NULL : x;
-  }
-  if (p->tok == TK_EOF)
-    fail_at(p, pos, "expected an expression before end of input");
-  else
-    fail_at(p, pos, "expected an expression before '%.*s'", (int)p->tlen, p->s + pos);
-  return NULL;
-}
-
-static frit_uop *parse_unary(parser *p) {
-  if (p->failed) return NULL;
-  size_t pos = p->tpos;
-  if (is_punct(p, "-")) {
-    next(p);
-    if (p->tok == TK_INT) {
-      /* -9223372036854775808 is a literal here, as INT64_MIN, though not in C */
-      uint64_t mag = p->tval;
-      next(p);
-      return lib_check(p, frit_const_int(p->ctx, FRIT_I64, (int64_t)(0 - mag)), pos);
-    }
-    frit_uop *x = as_int(p, parse_unary(p), pos);
-    return x ? lib_check(p, frit_unary(p->ctx, FRIT_OP_NEG, x), pos) : NULL;
-  }
-  if (is_punct(p, "+")) {
-    next(p);
-    return as_int(p, parse_unary(p), pos);
-  }
-  if (is_punct(p, "!")) {
-    next(p);
-    frit_uop *x = as_bool(p, parse_unary(p), pos);
-    return x ? lib_check(p, frit_unary(p->ctx, FRIT_OP_NOT, x), pos) : NULL;
-  }
-  if (is_punct(p, "~")) {
-    next(p);
-    frit_uop *x = as_int(p, parse_unary(p), pos);
-    return x ? lib_check(p, frit_unary(p->ctx, FRIT_OP_NOT, x), pos) : NULL;
-  }
-  return parse_primary(p);
 }
 
 /* Binary operators by C precedence (higher binds tighter); all left-associative. */
@@ -359,33 +255,276 @@ static frit_uop *combine(parser *p, const struct binop *bo, frit_uop *a, frit_uo
   return lib_check(p, frit_binary(p->ctx, bo->op, a, b), pos);
 }
 
-static frit_uop *parse_binary(parser *p, int min_prec) {
-  frit_uop *lhs = parse_unary(p);
-  for (;;) {
-    if (p->failed) return NULL;
-    const struct binop *bo = current_binop(p);
-    if (!bo || bo->prec < min_prec) return lhs;
-    size_t pos = p->tpos;
-    next(p);
-    frit_uop *rhs = parse_binary(p, bo->prec + 1);
-    lhs = combine(p, bo, lhs, rhs, pos);
+/* ---------- the operator-precedence machine ----------
+ * The parser keeps its nesting on two heap stacks rather than the C stack, so that deeply
+ * nested input ends in a clear error at CLI_EXPR_MAX_DEPTH instead of a stack overflow. */
+
+enum pending_kind {
+  PK_GROUP,   /* "(" */
+  PK_CALL1,   /* min(/max( before the ',' */
+  PK_CALL2,   /* min(/max( after the ',' (the first argument is on the value stack) */
+  PK_PREFIX,  /* unary - + ! ~ */
+  PK_CAST,    /* (T) */
+  PK_BINOP,   /* the left operand is on the value stack */
+  PK_QUEST,   /* c ? ... (c on the value stack) */
+  PK_COLON,   /* c ? a : ... (c and a on the value stack) */
+};
+
+typedef struct pending {
+  enum pending_kind kind;
+  size_t pos, pos2;          /* the operator's column; PK_QUEST/PK_COLON: the condition's */
+  const struct binop *bo;    /* PK_BINOP */
+  char prefix;               /* PK_PREFIX: '-', '+', '!' or '~' */
+  bool is_min;               /* PK_CALL* */
+  frit_dtype dt;             /* PK_CAST */
+} pending;
+
+typedef struct operand {
+  frit_uop *u;
+  size_t pos;
+} operand;
+
+typedef struct machine {
+  pending *ops;
+  size_t nops, capops;
+  operand *vals;
+  size_t nvals, capvals;
+} machine;
+
+static bool grow(parser *p, void **buf, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap) return true;
+  size_t nc = *cap ? *cap * 2 : 64;
+  void *b = realloc(*buf, nc * elem);
+  if (!b) {
+    fail_at(p, p->tpos, "out of memory");
+    return false;
   }
+  *buf = b;
+  *cap = nc;
+  return true;
 }
 
-static frit_uop *parse_ternary(parser *p) {
-  size_t cpos = p->tpos;
-  frit_uop *c = parse_binary(p, 1);
-  if (p->failed || !is_punct(p, "?")) return c;
-  size_t qpos = p->tpos;
-  next(p);
-  frit_uop *a = parse_ternary(p);
-  expect(p, ":");
-  frit_uop *b = parse_ternary(p);
-  if (p->failed) return NULL;
-  c = as_bool(p, c, cpos);
-  if (!(is_bool(a) && is_bool(b)) && !unify_ints(p, &a, &b, qpos)) return NULL;
-  if (!c) return NULL;
-  return lib_check(p, frit_ternary(p->ctx, FRIT_OP_WHERE, c, a, b), qpos);
+static bool push_op(parser *p, machine *m, pending op) {
+  if (m->nops >= CLI_EXPR_MAX_DEPTH) {
+    fail_at(p, op.pos, "expression nested deeper than %d levels at offset %zu", CLI_EXPR_MAX_DEPTH, op.pos);
+    return false;
+  }
+  if (!grow(p, (void **)&m->ops, &m->capops, m->nops, sizeof *m->ops)) return false;
+  m->ops[m->nops++] = op;
+  return true;
+}
+
+static bool push_val(parser *p, machine *m, frit_uop *u, size_t pos) {
+  if (!u) return false;
+  if (!grow(p, (void **)&m->vals, &m->capvals, m->nvals, sizeof *m->vals)) return false;
+  m->vals[m->nvals++] = (operand){u, pos};
+  return true;
+}
+
+/* The grammar pushes an operand before every operator that pops one. */
+static operand pop_val(machine *m) {
+  return m->nvals ? m->vals[--m->nvals] : (operand){NULL, 0};
+}
+
+/* An operand is complete: the prefix operators and casts waiting for it apply, innermost
+ * first, as C's unary operators bind tighter than any binary one. */
+static bool operand_done(parser *p, machine *m, frit_uop *x, size_t xpos) {
+  while (x && m->nops && (m->ops[m->nops - 1].kind == PK_PREFIX || m->ops[m->nops - 1].kind == PK_CAST)) {
+    pending op = m->ops[--m->nops];
+    if (op.kind == PK_CAST) {
+      if (frit_uop_dtype(x) == op.dt) {
+      } else if (frit_uop_op(x) == FRIT_OP_CONST && frit_dtype_is_int(op.dt) &&
+                 frit_dtype_is_int(frit_uop_dtype(x))) {
+        /* a cast literal such as (int32_t)-1 is a literal of that type */
+        x = lib_check(p, frit_const_int(p->ctx, op.dt, frit_uop_arg(x)->value.i), xpos);
+      } else {
+        /* C converts to bool by comparing with zero, which is what CAST to bool does */
+        x = lib_check(p, frit_cast(p->ctx, x, op.dt), xpos);
+      }
+      continue;
+    }
+    switch (op.prefix) {
+    case '-': x = as_int(p, x, op.pos); x = x ? lib_check(p, frit_unary(p->ctx, FRIT_OP_NEG, x), op.pos) : NULL; break;
+    case '+': x = as_int(p, x, op.pos); break;
+    case '!': x = as_bool(p, x, op.pos); x = x ? lib_check(p, frit_unary(p->ctx, FRIT_OP_NOT, x), op.pos) : NULL; break;
+    default: x = as_int(p, x, op.pos); x = x ? lib_check(p, frit_unary(p->ctx, FRIT_OP_NOT, x), op.pos) : NULL; break;
+    }
+    xpos = op.pos;
+  }
+  return push_val(p, m, x, xpos);
+}
+
+/* Applies the binary operators on top of the stack that bind at least as tightly as
+ * min_prec; with `colons` also the finished conditionals (for ')', ',', ':' and the end). */
+static bool reduce(parser *p, machine *m, int min_prec, bool colons) {
+  while (!p->failed && m->nops) {
+    pending *top = &m->ops[m->nops - 1];
+    if (top->kind == PK_BINOP && top->bo->prec >= min_prec) {
+      operand b = pop_val(m), a = pop_val(m);
+      m->nops--;
+      if (!push_val(p, m, combine(p, top->bo, a.u, b.u, top->pos), a.pos)) return false;
+    } else if (top->kind == PK_COLON && colons) {
+      operand b = pop_val(m), a = pop_val(m), c = pop_val(m);
+      size_t qpos = top->pos;
+      m->nops--;
+      frit_uop *cu = as_bool(p, c.u, c.pos), *au = a.u, *bu = b.u;
+      if (!(is_bool(au) && is_bool(bu)) && !unify_ints(p, &au, &bu, qpos)) return false;
+      if (!cu) return false;
+      if (!push_val(p, m, lib_check(p, frit_ternary(p->ctx, FRIT_OP_WHERE, cu, au, bu), qpos), c.pos))
+        return false;
+    } else {
+      break;
+    }
+  }
+  return !p->failed;
+}
+
+/* Expecting an operand: a literal, variable or call, or a prefix that waits for one. */
+static void step_operand(parser *p, machine *m) {
+  size_t pos = p->tpos;
+  if (p->tok == TK_INT) {
+    if (p->tval > (uint64_t)INT64_MAX) {
+      fail_at(p, pos, "integer literal does not fit in int64");
+      return;
+    }
+    int64_t v = (int64_t)p->tval;
+    next(p);
+    operand_done(p, m, lib_check(p, frit_const_int(p->ctx, FRIT_I64, v), pos), pos);
+    return;
+  }
+  if (p->tok == TK_PUNCT && strchr("-+!~", p->punct[0]) && p->punct[1] == '\0') {
+    char c = p->punct[0];
+    next(p);
+    if (c == '-' && p->tok == TK_INT) {
+      /* -9223372036854775808 is a literal here, as INT64_MIN, though not in C */
+      uint64_t mag = p->tval;
+      next(p);
+      operand_done(p, m, lib_check(p, frit_const_int(p->ctx, FRIT_I64, (int64_t)(0 - mag)), pos), pos);
+      return;
+    }
+    push_op(p, m, (pending){.kind = PK_PREFIX, .pos = pos, .prefix = c});
+    return;
+  }
+  if (p->tok == TK_IDENT) {
+    size_t len = p->tlen;
+    if (is_ident(p, "true") || is_ident(p, "false")) {
+      bool v = is_ident(p, "true");
+      next(p);
+      operand_done(p, m, lib_check(p, frit_const_int(p->ctx, FRIT_BOOL, v), pos), pos);
+      return;
+    }
+    next(p);
+    if (!is_punct(p, "(")) {
+      operand_done(p, m, make_var(p, pos, len), pos);
+      return;
+    }
+    bool is_min = len == 3 && memcmp(p->s + pos, "min", 3) == 0;
+    bool is_max = len == 3 && memcmp(p->s + pos, "max", 3) == 0;
+    if (!is_min && !is_max) {
+      fail_at(p, pos, "unknown function '%.*s' (known: min, max)", (int)len, p->s + pos);
+      return;
+    }
+    next(p);
+    push_op(p, m, (pending){.kind = PK_CALL1, .pos = pos, .pos2 = len, .is_min = is_min});
+    return;
+  }
+  if (is_punct(p, "(")) {
+    next(p);
+    frit_dtype dt;
+    if (p->tok == TK_IDENT && cast_type(p, &dt)) {
+      /* a C cast "(T)x"; "long long" is one type */
+      bool was_long = is_ident(p, "long");
+      next(p);
+      if (was_long && is_ident(p, "long")) next(p);
+      expect(p, ")");
+      if (!p->failed) push_op(p, m, (pending){.kind = PK_CAST, .pos = p->tpos, .dt = dt});
+      return;
+    }
+    push_op(p, m, (pending){.kind = PK_GROUP, .pos = pos});
+    return;
+  }
+  if (p->tok == TK_EOF)
+    fail_at(p, pos, "expected an expression before end of input");
+  else
+    fail_at(p, pos, "expected an expression before '%.*s'", (int)p->tlen, p->s + pos);
+}
+
+/* The innermost bracket or conditional still open, for messages. */
+static const pending *open_scope(const machine *m) {
+  for (size_t i = m->nops; i-- > 0;)
+    if (m->ops[i].kind != PK_BINOP && m->ops[i].kind != PK_COLON) return &m->ops[i];
+  return NULL;
+}
+
+static void fail_expected(parser *p, const char *what) {
+  if (p->tok == TK_EOF)
+    fail_at(p, p->tpos, "expected '%s' before end of input", what);
+  else
+    fail_at(p, p->tpos, "expected '%s' before '%.*s'", what, (int)p->tlen, p->s + p->tpos);
+}
+
+/* After an operand: a binary operator, '?', ':', ',', ')' or the end. Returns true at the end. */
+static bool step_operator(parser *p, machine *m, bool *expect_operand) {
+  const struct binop *bo = current_binop(p);
+  size_t pos = p->tpos;
+  if (bo) {
+    if (!reduce(p, m, bo->prec, false)) return false;
+    next(p);
+    push_op(p, m, (pending){.kind = PK_BINOP, .pos = pos, .bo = bo});
+    *expect_operand = true;
+    return false;
+  }
+  if (is_punct(p, "?")) {
+    /* the condition is everything back to the open bracket or an earlier ':' */
+    if (!reduce(p, m, 1, false)) return false;
+    next(p);
+    push_op(p, m, (pending){.kind = PK_QUEST, .pos = pos});
+    *expect_operand = true;
+    return false;
+  }
+  if (!reduce(p, m, 1, true)) return false;
+  const pending *sc = open_scope(m);
+  if (is_punct(p, ":") && sc && sc->kind == PK_QUEST) {
+    m->ops[sc - m->ops].kind = PK_COLON;
+    next(p);
+    *expect_operand = true;
+    return false;
+  }
+  if (is_punct(p, ",") && sc && sc->kind == PK_CALL1) {
+    m->ops[sc - m->ops].kind = PK_CALL2;
+    next(p);
+    *expect_operand = true;
+    return false;
+  }
+  if (is_punct(p, ")") && sc && (sc->kind == PK_GROUP || sc->kind == PK_CALL2)) {
+    pending op = *sc;
+    m->nops--;
+    next(p);
+    if (op.kind == PK_GROUP) {
+      operand x = pop_val(m);
+      operand_done(p, m, x.u, x.pos);
+      return false;
+    }
+    operand b = pop_val(m), a = pop_val(m);
+    frit_uop *au = as_int(p, a.u, a.pos), *bu = as_int(p, b.u, b.pos);
+    if (!unify_ints(p, &au, &bu, op.pos)) return false;
+    operand_done(p, m, lib_check(p, frit_binary(p->ctx, op.is_min ? FRIT_OP_MIN : FRIT_OP_MAX, au, bu), op.pos),
+                 op.pos);
+    return false;
+  }
+  if (!sc && p->tok == TK_EOF) return true;
+  if (!sc) {
+    fail_at(p, p->tpos, "unexpected '%.*s' after the expression", (int)p->tlen, p->s + p->tpos);
+  } else if (sc->kind == PK_QUEST) {
+    fail_expected(p, ":");
+  } else if (sc->kind == PK_CALL1) {
+    fail_expected(p, ",");
+  } else if (sc->kind == PK_CALL2) {
+    fail_at(p, p->tpos, "%.*s takes two arguments: expected ')'", (int)sc->pos2, p->s + sc->pos);
+  } else {
+    fail_expected(p, ")");
+  }
+  return false;
 }
 
 frit_uop *cli_parse_expr(frit_ctx *ctx, const char *text, const cli_var_range *ranges,
@@ -400,8 +539,19 @@ frit_uop *cli_parse_expr(frit_ctx *ctx, const char *text, const cli_var_range *r
   p.errsize = errsize;
   if (errsize) err[0] = '\0';
   next(&p);
-  frit_uop *root = parse_ternary(&p);
-  if (!p.failed && p.tok != TK_EOF)
-    fail_at(&p, p.tpos, "unexpected '%.*s' after the expression", (int)p.tlen, p.s + p.tpos);
+  machine m = {0};
+  bool expect_operand = true, done = false;
+  while (!p.failed && !done) {
+    if (expect_operand) {
+      size_t before = m.nvals;
+      step_operand(&p, &m);
+      expect_operand = m.nvals == before;
+    } else {
+      done = step_operator(&p, &m, &expect_operand);
+    }
+  }
+  frit_uop *root = !p.failed && m.nvals == 1 ? m.vals[0].u : NULL;
+  free(m.ops);
+  free(m.vals);
   return p.failed ? NULL : root;
 }

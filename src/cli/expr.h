@@ -11,6 +11,10 @@ typedef struct cli_var_range {
   int64_t lo, hi;
 } cli_var_range;
 
+/* Deepest nesting (brackets, prefix operators, conditionals) accepted; deeper input is an
+ * error rather than a graph too deep to be worth building. */
+#define CLI_EXPR_MAX_DEPTH 100000
+
 /* Parses `text`. Variables named in `ranges` get those bounds, others the full i64 range.
  * On failure returns NULL and writes a message (with a caret line under the text for syntax
  * errors) into err. */

@@ -54,6 +54,7 @@ typedef struct var_opts {
   int nranges;
   frit_binding binds[MAX_VARS];
   int nbinds;
+  char *expr_text; /* EXPR read from standard input ("-"), freed by the command */
 } var_opts;
 
 static bool parse_i64(const char *s, size_t len, int64_t *out) {
@@ -191,8 +192,15 @@ static int parse_expr_args(int argc, char **argv, bool binds, var_opts *o, const
     } else if (!strncmp(a, "--range=", 8)) {
       rc = add_range(o, a + 8);
     } else if (form && parse_form(a, form)) {
+    } else if (a[0] == '-' && a[1] == '-' && a[2] == '\0' && i + 1 < argc && !*expr) {
+      *expr = argv[++i]; /* "--" ends the options: "-- --x" is the expression --x */
     } else if (a[0] == '-' && a[1] == '-') {
       return user_error("unknown option '%s'", a);
+    } else if (!*expr && a[0] == '-' && a[1] == '\0') {
+      /* "-": the expression from standard input, for text longer than an argument may be */
+      o->expr_text = read_file("-");
+      if (!o->expr_text) return user_error("cannot read standard input: %s", strerror(errno));
+      *expr = o->expr_text;
     } else if (!*expr) {
       *expr = a;
     } else if (binds && strchr(a, '=')) {
@@ -218,10 +226,11 @@ static int simplify_or_parse(int argc, char **argv, bool simplify, out_form form
   var_opts o = {0};
   const char *expr;
   int rc = parse_expr_args(argc, argv, false, &o, &expr, &form);
-  if (rc) return rc;
+  if (rc) return free(o.expr_text), rc;
   frit_ctx *ctx = frit_ctx_new();
-  if (!ctx) return user_error("out of memory");
+  if (!ctx) return free(o.expr_text), user_error("out of memory");
   frit_uop *root = build_expr(ctx, expr, &o);
+  free(o.expr_text);
   if (!root) {
     frit_ctx_free(ctx);
     return EXIT_USER_ERROR;
@@ -240,20 +249,21 @@ static int cmd_eval(int argc, char **argv) {
   var_opts o = {0};
   const char *expr;
   int rc = parse_expr_args(argc, argv, true, &o, &expr, NULL);
-  if (rc) return rc;
+  if (rc) return free(o.expr_text), rc;
   for (int i = 0; i < o.nbinds; i++) {
     for (int j = 0; j < o.nranges; j++) {
       if (!strcmp(o.binds[i].name, o.ranges[j].name) &&
           (o.binds[i].value < o.ranges[j].lo || o.binds[i].value > o.ranges[j].hi)) {
         fprintf(stderr, "frit: %s=%" PRId64 " is outside its --range %" PRId64 "..%" PRId64 "\n",
                 o.binds[i].name, o.binds[i].value, o.ranges[j].lo, o.ranges[j].hi);
-        return EXIT_USER_ERROR;
+        return free(o.expr_text), EXIT_USER_ERROR;
       }
     }
   }
   frit_ctx *ctx = frit_ctx_new();
-  if (!ctx) return user_error("out of memory");
+  if (!ctx) return free(o.expr_text), user_error("out of memory");
   frit_uop *root = build_expr(ctx, expr, &o);
+  free(o.expr_text);
   if (!root) {
     frit_ctx_free(ctx);
     return EXIT_USER_ERROR;

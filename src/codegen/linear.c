@@ -89,7 +89,7 @@ static bool analyse(cg *g) {
 
 /* ---------- blocks ---------- */
 
-static int new_block(cg *g, int parent, int rix, bool is_if) {
+int cgl_new_block(cg *g, int parent, int rix, bool is_if) {
   if (g->nblocks == g->capblocks) {
     int cap = g->capblocks ? 2 * g->capblocks : 16;
     blk *b = realloc(g->blocks, (size_t)cap * sizeof *b);
@@ -198,6 +198,12 @@ void cgl_close_block(cg *g, int b) {
       B->copies *= end->arg.value.i;
     }
   }
+  if (B->blocking) { /* a loop of loops: the parent is no vector loop */
+    P->has_child_loop = true;
+    P->child_bad = true;
+    P->loaded_params |= B->loaded_params;
+    P->stored_params |= B->stored_params;
+  }
   cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
   if (B->text.s) cg_puts(&P->text, B->text.s);
   cgl_line(g, p, "}");
@@ -254,7 +260,7 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
     if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
   const char *end = cgl_emit(g, r->src[0], parent);
   if (!end) return -1;
-  int b = new_block(g, parent, ri, false);
+  int b = cgl_new_block(g, parent, ri, false);
   if (b < 0) return -1;
   const char *T = cg_ctype(frit_dtype_kind(r->dtype));
   uint32_t id = L(g, r);
@@ -482,7 +488,7 @@ static const char *emit_if(cg *g, frit_uop *u, int b) {
   if (!c) return NULL;
   if (frit_dtype_lanes(u->src[0]->dtype) != 1) return cgl_fail(g, u, "condition must be a scalar"), NULL;
   for (uint32_t i = 1; i < u->nsrc; i++) {
-    int ib = new_block(g, b, -1, true);
+    int ib = cgl_new_block(g, b, -1, true);
     if (ib < 0) return NULL;
     if (i == 1) cg_printf(&g->blocks[ib].header, "if (%s)", c);
     else cg_puts(&g->blocks[ib].header, "else");
@@ -493,7 +499,69 @@ static const char *emit_if(cg *g, frit_uop *u, int b) {
   return "";
 }
 
+static const char *emit_rec(cg *g, frit_uop *u, int cur);
+
+/* Past this recursion depth, chains of pure values are emitted bottom-up from an explicit
+ * stack, so that a graph a million operations deep does not overflow the C stack. */
+#define EMIT_MAX_DEPTH 256
+
+static bool pure_value(const frit_uop *u) {
+  return (frit_op_flags((frit_op)u->op) & FRIT_F_ALU) || u->op == FRIT_OP_CAST || u->op == FRIT_OP_BITCAST;
+}
+
+static bool available(const cg *g, const frit_uop *u, int cur) {
+  const nstate *s = &g->st[L(g, u)];
+  return s->done || (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive && cgl_on_chain(g, cur, s->blk));
+}
+
+/* Emits the pure values below u (not u) in post-order, each for use in block cur: a pure node
+ * lands where its ranges put it, the same block from cur as from the user's own block. Each
+ * call then finds its pure sources already named and recurses one level only. */
+static bool pre_emit(cg *g, frit_uop *u, int cur) {
+  if (!g->stamp && !(g->stamp = calloc(g->n + 1, sizeof *g->stamp)))
+    return cgl_fail(g, u, "out of memory"), false;
+  uint32_t gen = ++g->gen;
+  typedef struct item { frit_uop *u; uint32_t next; } item;
+  size_t n = 0, cap = 256;
+  item *st = malloc(cap * sizeof *st);
+  if (!st) return cgl_fail(g, u, "out of memory"), false;
+  st[n++] = (item){u, 0};
+  g->stamp[L(g, u)] = gen;
+  bool ok = true;
+  while (n && ok && !g->failed) {
+    item *it = &st[n - 1];
+    if (it->next < it->u->nsrc) {
+      frit_uop *v = it->u->src[it->next++];
+      if (!pure_value(v) || g->stamp[L(g, v)] == gen || available(g, v, cur)) continue;
+      g->stamp[L(g, v)] = gen;
+      if (n == cap) {
+        item *ns = realloc(st, (cap *= 2) * sizeof *st);
+        if (!ns) {
+          ok = cgl_fail(g, v, "out of memory");
+          break;
+        }
+        st = ns;
+      }
+      st[n++] = (item){v, 0};
+      continue;
+    }
+    frit_uop *done = st[--n].u;
+    if (done != u && !emit_rec(g, done, cur)) ok = false;
+  }
+  free(st);
+  return ok && !g->failed;
+}
+
 const char *cgl_emit(cg *g, frit_uop *u, int cur) {
+  if (g->failed) return NULL;
+  if (g->depth > EMIT_MAX_DEPTH && pure_value(u) && !available(g, u, cur) && !pre_emit(g, u, cur)) return NULL;
+  g->depth++;
+  const char *r = emit_rec(g, u, cur);
+  g->depth--;
+  return r;
+}
+
+static const char *emit_rec(cg *g, frit_uop *u, int cur) {
   if (g->failed) return NULL;
   uint32_t k = L(g, u);
   nstate *s = &g->st[k];
@@ -651,7 +719,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
       }
       g->g0 = g->ranges[r];
     }
-  int root = new_block(g, -1, -1, false);
+  int root = cgl_new_block(g, -1, -1, false);
   if (root < 0) goto done;
   /* parameters, variables and register arrays at the top */
   cg_printf(&fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);
@@ -711,5 +779,6 @@ done:
   free(g->dyn);
   free(g->rix);
   free(g->st);
+  free(g->stamp);
   return out;
 }

@@ -20,6 +20,7 @@ typedef struct blk {
   cg_str red;    /* reduction clauses for #pragma omp simd */
   bool red_bad;  /* an accumulator here that no omp clause expresses */
   int64_t copies; /* copies of the innermost bodies one pass of this block's code holds (unrolling) */
+  bool blocking;  /* the loop over the blocks of a pairwise sum's range (linear_reduce.c) */
 } blk;
 
 typedef struct nstate {
@@ -46,6 +47,9 @@ typedef struct cg {
   int nvars;
   int tmp;
   bool failed;
+  int depth;       /* cgl_emit's recursion depth */
+  uint32_t *stamp; /* per node: the pre-emission pass that last visited it (deep chains) */
+  uint32_t gen;
 } cg;
 
 /* local index of a node (its position in the kernel's topological order) */
@@ -69,8 +73,13 @@ void cgl_close_block(cg *g, int b);
 char *cgl_strdup(cg *g, const char *s);
 /* Names node u by the C expression `name`, valid in block b. */
 const char *cgl_set_name(cg *g, frit_uop *u, int b, const char *name);
+/* A new open block (a loop of range index rix, an IF, or neither) inside parent; -1 on OOM. */
+int cgl_new_block(cg *g, int parent, int rix, bool is_if);
 /* Opens the loop of range r as a child of block parent; returns the new block or -1. */
 int cgl_open_loop(cg *g, frit_uop *r, int parent);
+/* The loop of range r in blocks of `size`: a loop over the blocks (returned in *outer, a child
+ * of parent) around r's loop over one block (returned). -1 on error. */
+int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer);
 /* Emits u (and what it needs) for use in block cur; returns its C expression ("" for effects),
  * NULL on error. */
 const char *cgl_emit(cg *g, frit_uop *u, int cur);

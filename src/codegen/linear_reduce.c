@@ -33,17 +33,29 @@ static bool fmaxmin_split(frit_op op, frit_scalar_kind k) {
 }
 
 /* Does the subgraph of local node `from` reach local node `to` (or, with to == UINT32_MAX, an
- * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. */
+ * AFTER)? Sources come before users in g->nodes, so the walk stops below `to`. An explicit
+ * stack (deep bodies); each node is pushed once. Out of memory answers yes: do not fuse. */
 static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
   if (from == to) return true;
   if (seen[from]) return false;
+  uint32_t *st = malloc((g->n + 1) * sizeof *st);
+  if (!st) return true;
+  size_t n = 0;
+  bool found = false;
   seen[from] = 1;
-  frit_uop *u = g->nodes[from];
-  if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) return true;
-  if (to != UINT32_MAX && from < to) return false;
-  for (uint32_t i = 0; i < u->nsrc; i++)
-    if (reaches(g, L(g, u->src[i]), to, seen)) return true;
-  return false;
+  st[n++] = from;
+  while (n && !found) {
+    frit_uop *u = g->nodes[st[--n]];
+    if (to == UINT32_MAX && u->op == FRIT_OP_AFTER) found = true;
+    else if (to != UINT32_MAX && L(g, u) < to) continue;
+    for (uint32_t i = 0; i < u->nsrc && !found; i++) {
+      uint32_t k = L(g, u->src[i]);
+      if (k == to) found = true;
+      else if (!seen[k]) seen[k] = 1, st[n++] = k;
+    }
+  }
+  free(st);
+  return found;
 }
 
 #define MAX_FUSE 16
@@ -87,6 +99,70 @@ done:
   return ng;
 }
 
+/* Float sums run pairwise, as numpy's do: the range is cut into blocks of SUM_BLOCK elements,
+ * each summed by the (vector) loop into its own accumulator, and the block sums are combined as
+ * a binary tree (frit_pw_* in the prelude). The error then grows with log2(n / SUM_BLOCK) plus
+ * SUM_BLOCK / lanes instead of with n, and no partial sum saturates (a float32 sum of 2^25
+ * ones stays exact). Blocks of 256 keep the per-block work (a horizontal add, one tree step)
+ * small against 256 loads. */
+#define SUM_BLOCK 256
+#define SUM_INNER_MAX 64 /* ranges inside the blocked one: at most this many iterations */
+
+/* The range of u (index into its sources) to cut into blocks, or 0 for none: the innermost
+ * range longer than a block, inside which only short constant ranges (unrolled) remain. Not
+ * inside a loop that may be vectorised outside-in (a constant extent of 8 or more: a register
+ * tile of accumulators, as in matmul), whose lanes each run the reduction loop: those sums stay
+ * plain loops, as BLAS's are. */
+static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
+  if (getenv("FRIT_NAIVE_SUM")) return 0;
+  for (int x = b; x >= 0; x = g->blocks[x].parent) {
+    int ri = g->blocks[x].rix;
+    if (ri < 0) continue;
+    const frit_uop *r = g->ranges[ri], *e = r->src[0];
+    if (r != g->g0 && e->op == FRIT_OP_CONST && e->arg.value.i >= 8) return 0;
+    break;
+  }
+  int64_t inner = 1;
+  for (uint32_t i = u->nsrc; i-- > 1;) {
+    const frit_uop *r = u->src[i], *e = r->src[0];
+    if (r == g->g0) return 0;
+    if (e->op != FRIT_OP_CONST) return i;
+    if (e->arg.value.i > SUM_BLOCK) return i;
+    inner *= e->arg.value.i > 0 ? e->arg.value.i : 1;
+    if (inner > SUM_INNER_MAX) return 0;
+  }
+  return 0;
+}
+
+static bool pairwise_member(const frit_uop *x) {
+  frit_scalar_kind k = frit_dtype_kind(x->dtype);
+  return x->arg.i0 == FRIT_OP_ADD && (k == FRIT_F32 || k == FRIT_F64);
+}
+
+int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer) {
+  int ri = g->rix[L(g, r)];
+  for (int b = parent; b >= 0; b = g->blocks[b].parent)
+    if (g->blocks[b].rix == ri) return cgl_fail(g, r, "RANGE opened inside its own loop"), -1;
+  const char *end = cgl_emit(g, r->src[0], parent);
+  char *e = end ? cgl_strdup(g, end) : NULL;
+  if (!e) return -1;
+  int ob = cgl_new_block(g, parent, -1, false);
+  int b = ob < 0 ? -1 : cgl_new_block(g, ob, ri, false);
+  if (b < 0) return free(e), -1;
+  g->blocks[ob].blocking = true;
+  const char *T = cg_ctype(frit_dtype_kind(r->dtype));
+  uint32_t id = L(g, r);
+  cg_printf(&g->blocks[ob].header, "for (%s r%" PRIu32 "_b = 0; r%" PRIu32 "_b < %s; r%" PRIu32 "_b += %" PRId64 ")",
+            T, id, id, e, id, size);
+  cg_printf(&g->blocks[b].header,
+            "for (%s r%" PRIu32 " = r%" PRIu32 "_b; r%" PRIu32 " < (%s - r%" PRIu32 "_b > %" PRId64 " ? r%" PRIu32
+            "_b + %" PRId64 " : %s); r%" PRIu32 "++)",
+            T, id, id, id, e, id, size, id, size, e, id);
+  free(e);
+  *outer = ob;
+  return b;
+}
+
 const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   bool red = u->op == FRIT_OP_REDUCE;
   frit_uop *grp[MAX_FUSE];
@@ -112,10 +188,25 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     cg_free(&id);
     if (fmaxmin_split(rop, k)) cgl_line(g, b, "uint8_t %s_n = 0, %s_z = 0;", acc[m], acc[m]);
   }
-  int inner = b;
+  /* pairwise members accumulate a block in accN_b, the blocks in accN_pw */
+  uint32_t pr = red ? pairwise_range(g, u, b) : 0;
+  bool pw[MAX_FUSE];
+  char accb[MAX_FUSE][40];
+  bool any_pw = false;
+  for (int m = 0; m < ng; m++) any_pw |= pr && pairwise_member(grp[m]);
+  if (!any_pw) pr = 0; /* max, min, products, integers: one plain loop */
+  for (int m = 0; m < ng; m++) {
+    pw[m] = pr && pairwise_member(grp[m]);
+    snprintf(accb[m], sizeof accb[m], "%s%s", acc[m], pw[m] ? "_b" : "");
+    if (pw[m])
+      cgl_line(g, b, "frit_pw_%s %s_pw = {{0}, 0};", frit_dtype_kind(grp[m]->dtype) == FRIT_F64 ? "f64" : "f32", acc[m]);
+  }
+  int inner = b, outer = -1;
   for (uint32_t i = 1; i < u->nsrc; i++) {
-    inner = cgl_open_loop(g, u->src[i], inner);
+    inner = i == pr ? cgl_open_loop_blocked(g, u->src[i], inner, SUM_BLOCK, &outer) : cgl_open_loop(g, u->src[i], inner);
     if (inner < 0) return NULL;
+    for (int m = 0; m < ng && i == pr; m++)
+      if (pw[m]) cgl_line(g, outer, "%s %s = 0;", cg_ctype(frit_dtype_kind(grp[m]->dtype)), accb[m]);
   }
   bool ok = true;
   for (int m = 0; m < ng && ok; m++) {
@@ -139,14 +230,14 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
            rop == FRIT_OP_MAX ? "0u" : d ? "0x8000000000000000ull" : "0x80000000u");
       cg_printf(&e, "%s_v %s %s ? %s_v : %s", acc[m], rop == FRIT_OP_MAX ? ">" : "<", acc[m], acc[m], acc[m]);
     } else {
-      const char *ab[2] = {acc[m], vals[m]};
+      const char *ab[2] = {accb[m], vals[m]};
       if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
     }
-    if (ok) cgl_line(g, inner, "%s = %s;", acc[m], e.s);
+    if (ok) cgl_line(g, inner, "%s = %s;", accb[m], e.s);
     cg_free(&e);
     blk *I = &g->blocks[inner];
     const char *clause = inner != b ? omp_red(rop, k) : NULL;
-    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, acc[m]);
+    if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, accb[m]);
     else if (fmaxmin_split(rop, k) && inner != b)
       cg_printf(&I->red, " reduction(%s:%s) reduction(|:%s_n) reduction(|:%s_z)", rop == FRIT_OP_MAX ? "max" : "min",
                 acc[m], acc[m], acc[m]);
@@ -157,9 +248,17 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   for (int x = inner; x != b;) {
     int p = g->blocks[x].parent;
     cgl_close_block(g, x);
+    for (int m = 0; m < ng && p == outer; m++)
+      if (pw[m])
+        cgl_line(g, outer, "frit_pw_add_%s(&%s_pw, %s);", frit_dtype_kind(grp[m]->dtype) == FRIT_F64 ? "f64" : "f32",
+                 acc[m], accb[m]);
     x = p;
   }
   if (g->failed) return NULL;
+  for (int m = 0; m < ng; m++)
+    if (pw[m])
+      cgl_line(g, b, "%s = frit_pw_sum_%s(&%s_pw);", acc[m], frit_dtype_kind(grp[m]->dtype) == FRIT_F64 ? "f64" : "f32",
+               acc[m]);
   if (!red) {
     g->st[L(g, u)].done = true;
     return "";

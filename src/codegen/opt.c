@@ -4,14 +4,48 @@
 #include "codegen/cg_internal.h"
 #include "ir/walk.h"
 
-/* Does the subgraph of u contain a node with one of these ops? (memoised by the caller's mark) */
+/* Does the subgraph of u contain a node with one of these ops? (memoised by the caller's mark:
+ * 1 no, 2 yes). An explicit stack (deep bodies); out of memory answers yes, the safe choice. */
 static bool mentions(frit_uop *u, uint8_t *mark, const uint32_t *pos, bool (*pred)(const frit_uop *)) {
-  uint32_t k = pos[u->id];
-  if (mark[k]) return mark[k] == 2;
-  bool r = pred(u);
-  for (uint32_t i = 0; i < u->nsrc && !r; i++) r = mentions(u->src[i], mark, pos, pred);
-  mark[k] = r ? 2 : 1;
-  return r;
+  if (mark[pos[u->id]]) return mark[pos[u->id]] == 2;
+  typedef struct item {
+    frit_uop *u;
+    uint32_t next;
+  } item;
+  size_t n = 0, cap = 64;
+  item *st = malloc(cap * sizeof *st);
+  if (!st) return true;
+  st[n++] = (item){u, 0};
+  bool found = false;
+  while (n && !found) {
+    item *it = &st[n - 1];
+    if (it->next == 0 && pred(it->u)) {
+      found = true;
+    } else if (it->next < it->u->nsrc) {
+      frit_uop *v = it->u->src[it->next++];
+      uint8_t m = mark[pos[v->id]];
+      if (m == 2) {
+        found = true;
+      } else if (!m) {
+        if (n == cap) {
+          item *ns = realloc(st, (cap *= 2) * sizeof *st);
+          if (!ns) {
+            found = true;
+            break;
+          }
+          st = ns;
+        }
+        st[n++] = (item){v, 0};
+      }
+    } else {
+      mark[pos[it->u->id]] = 1;
+      n--;
+    }
+  }
+  /* the nodes still on the stack are the path down to the find: each contains it */
+  for (size_t i = 0; found && i < n; i++) mark[pos[st[i].u->id]] = 2;
+  free(st);
+  return found;
 }
 
 static bool is_range_or_mem(const frit_uop *u) {

@@ -38,11 +38,11 @@ static bool depends_on(frit_uop *u, frit_uop *r, int depth) {
   return found;
 }
 
-static bool unit_in(frit_uop *ix, frit_uop *r) {
+static bool unit_in(frit_uop *ix, frit_uop *r, int depth) {
   if (ix == r) return true;
-  if (ix->op != FRIT_OP_ADD) return false;
+  if (ix->op != FRIT_OP_ADD || depth > 64) return false; /* a sum that long: not claimed (deep graphs) */
   for (int i = 0; i < 2; i++)
-    if (!depends_on(ix->src[1 - i], r, 0) && unit_in(ix->src[i], r)) return true;
+    if (!depends_on(ix->src[1 - i], r, 0) && unit_in(ix->src[i], r, depth + 1)) return true;
   return false;
 }
 
@@ -87,7 +87,7 @@ static void collect(frit_uop *u, frit_uop *r, scan *s, int depth) {
 static void body_loads(frit_uop *u, frit_uop *r, scan *s, int depth) {
   if (s->contiguous || depth > 200 || s->seen[u->id]) return;
   s->seen[u->id] = 1;
-  if (u->op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_in(u->src[0]->src[1], r)) {
+  if (u->op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_in(u->src[0]->src[1], r, 0)) {
     s->contiguous = true;
     return;
   }

@@ -12,11 +12,11 @@
 static int64_t cext(const frit_uop *r) { return r->src[0]->op == FRIT_OP_CONST ? r->src[0]->arg.value.i : -1; }
 
 /* Is r a term of the index sum with coefficient 1 (the other terms free of r)? */
-static bool unit_term(frit_uop *ix, frit_uop *r, const uint8_t *dep) {
+static bool unit_term(frit_uop *ix, frit_uop *r, const uint8_t *dep, int depth) {
   if (ix == r) return true;
-  if (ix->op != FRIT_OP_ADD) return false;
+  if (ix->op != FRIT_OP_ADD || depth > 64) return false; /* a sum that long: not claimed (deep graphs) */
   for (int i = 0; i < 2; i++)
-    if (!dep[ix->src[1 - i]->id] && unit_term(ix->src[i], r, dep)) return true;
+    if (!dep[ix->src[1 - i]->id] && unit_term(ix->src[i], r, dep, depth + 1)) return true;
   return false;
 }
 
@@ -54,7 +54,7 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j) {
         if (di[u->src[s]->src[0]->id] || dj[u->src[s]->src[0]->id]) ok = false; /* triangular */
       red = true;
     }
-    if (op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], j, dj)) contiguous = true;
+    if (op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], j, dj, 0)) contiguous = true;
   }
   free(nodes);
   free(di);

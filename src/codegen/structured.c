@@ -44,6 +44,8 @@ typedef struct sg {
   int nvars;
   int tmp;
   bool failed, rerun;
+  int depth; /* val's recursion depth */
+  int cur;   /* pre_emit's block */
 } sg;
 
 static inline uint32_t L(const sg *g, const frit_uop *u) { return g->pos[u->id]; }
@@ -330,7 +332,42 @@ static const char *emit_pure(sg *g, frit_uop *u, int cur) {
   return r;
 }
 
+static const char *val_rec(sg *g, frit_uop *u, int cur);
+
+/* Past this recursion depth, chains of pure values are emitted bottom-up first (walk.h): each
+ * is emitted for use in the same block, as emit_pure asks for its sources, so the order and the
+ * code are unchanged, and a body a million operations deep does not overflow the C stack. */
+#define EMIT_MAX_DEPTH 256
+
+static bool pure_pending(void *arg, frit_uop *v) {
+  const sg *g = arg;
+  uint32_t k = L(g, v);
+  frit_op op = (frit_op)v->op;
+  if (!(frit_op_flags(op) & FRIT_F_ALU) && op != FRIT_OP_CAST && op != FRIT_OP_BITCAST) return false;
+  if (g->seqv[k] || g->vol[k]) return false;
+  return !(g->st[k].name && on_chain(g, g->cur, g->st[k].blk));
+}
+static bool pure_emit(void *arg, frit_uop *v) {
+  sg *g = arg;
+  return val_rec(g, v, g->cur) != NULL;
+}
+
 static const char *val(sg *g, frit_uop *u, int cur) {
+  if (g->failed) return NULL;
+  if (g->depth > EMIT_MAX_DEPTH) {
+    int saved = g->cur;
+    g->cur = cur;
+    bool ok = frit_walk_post(u, pure_pending, pure_emit, g);
+    g->cur = saved;
+    if (!ok) return g->failed ? NULL : (oom(g), NULL);
+  }
+  g->depth++;
+  const char *r = val_rec(g, u, cur);
+  g->depth--;
+  return r;
+}
+
+static const char *val_rec(sg *g, frit_uop *u, int cur) {
   if (g->failed) return NULL;
   uint32_t k = L(g, u);
   sval *s = &g->st[k];

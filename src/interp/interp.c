@@ -291,6 +291,40 @@ static void set_range(frit_interp *I, frit_uop *r, int64_t v) {
   I->r_active[x] = true;
 }
 
+/* Float sums are pairwise, as in the generated C (src/codegen/linear_reduce.c): blocks of
+ * PW_BLOCK values summed in order, the block sums combined as a binary tree (s[i] holds 2^i
+ * blocks), so that no partial sum saturates and the error grows with log2 of the length. */
+#define PW_BLOCK 256 /* as the generated C's blocks; in order within one, so that a sum of at
+                          * most 256 terms is the plain loop's, bit for bit */
+typedef struct frit_ipw {
+  uint64_t nblocks;
+  uint32_t inblock;
+  frit_scalar s[64];
+} frit_ipw;
+
+static bool pairwise_sum(const frit_uop *u) {
+  return u->op == FRIT_OP_REDUCE && u->arg.i0 == FRIT_OP_ADD && frit_dtype_is_float(u->dtype) &&
+         !frit_dtype_is_ptr(u->dtype);
+}
+
+/* Closes the block held in acc into the tree. */
+static void pw_push(frit_ipw *p, frit_dtype sdt, frit_scalar acc) {
+  uint64_t c = p->nblocks++;
+  int i = 0;
+  for (; c & 1; c >>= 1, i++) acc = frit_eval_alu(FRIT_OP_ADD, sdt, (frit_scalar[2]){p->s[i], acc});
+  p->s[i] = acc;
+  p->inblock = 0;
+}
+
+/* The sum: the open block, then the tree from its smallest subtrees up. */
+static frit_scalar pw_finish(frit_ipw *p, frit_dtype sdt, frit_scalar acc, frit_scalar zero) {
+  if (p->inblock) pw_push(p, sdt, acc);
+  frit_scalar r = zero;
+  for (int i = 0; i < 64; i++)
+    if ((p->nblocks >> i) & 1) r = frit_eval_alu(FRIT_OP_ADD, sdt, (frit_scalar[2]){p->s[i], r});
+  return r;
+}
+
 /* END(body, ranges...) and REDUCE(value, ranges...): an odometer over the ranges, outermost
  * first; an inner range's end is evaluated once the outer ranges are set (triangular loops). */
 static int step_loop(frit_interp *I, frit_iframe *f, frit_uop *u) {
@@ -305,6 +339,12 @@ static int step_loop(frit_interp *I, frit_iframe *f, frit_uop *u) {
         if (rop < 0 || rop >= FRIT_OP_COUNT_ || !(frit_op_flags(rop) & FRIT_F_BINARY))
           return fail(I, u, "bad reduce op %" PRId64, u->arg.i0);
         for (int l = 0; l < lanes_of(u->dtype); l++) V(I, u)[l] = frit_interp_reduce_identity(rop, sdt);
+        if (pairwise_sum(u)) {
+          uint32_t k = L(I, u);
+          if (!I->pw && !(I->pw = calloc(I->n + 1, sizeof *I->pw))) return fail(I, u, "out of memory");
+          free(I->pw[k]);
+          if (!(I->pw[k] = calloc((size_t)lanes_of(u->dtype), sizeof **I->pw))) return fail(I, u, "out of memory");
+        }
       }
       for (int j = 1; j <= nr; j++)
         if (u->src[j]->op != FRIT_OP_RANGE) return fail(I, u, "source %d is not a RANGE", j);
@@ -332,16 +372,27 @@ static int step_loop(frit_interp *I, frit_iframe *f, frit_uop *u) {
       NEED(u->src[0]);
       if (red) {
         frit_uop *b = u->src[0];
+        frit_ipw *pw = pairwise_sum(u) ? I->pw[L(I, u)] : NULL;
         for (int l = 0; l < lanes_of(u->dtype); l++) {
           frit_scalar ab[2] = {V(I, u)[l], V(I, b)[lanes_of(b->dtype) == 1 ? 0 : l]};
           V(I, u)[l] = frit_eval_alu(rop, sdt, ab);
+          if (pw && ++pw[l].inblock == PW_BLOCK) {
+            pw_push(&pw[l], sdt, V(I, u)[l]);
+            V(I, u)[l] = frit_interp_reduce_identity(rop, sdt);
+          }
         }
       }
       f->lvl = nr - 1;
       f->phase = D_NEXT;
       break;
     case D_NEXT: {
-      if (f->lvl < 0) return ST_DONE;
+      if (f->lvl < 0) {
+        frit_ipw *pw = red && pairwise_sum(u) ? I->pw[L(I, u)] : NULL;
+        for (int l = 0; pw && l < lanes_of(u->dtype); l++)
+          V(I, u)[l] = pw_finish(&pw[l], sdt, V(I, u)[l], frit_interp_reduce_identity(rop, sdt));
+        if (pw) free(pw), I->pw[L(I, u)] = NULL;
+        return ST_DONE;
+      }
       frit_uop *r = u->src[1 + f->lvl];
       uint32_t k = L(I, r);
       int32_t x = I->rix[k];
@@ -411,6 +462,8 @@ static void interp_free(frit_interp *I) {
   free(I->pool);
   free(I->ptr);
   free(I->stamp);
+  for (size_t k = 0; I->pw && k < I->n; k++) free(I->pw[k]);
+  free(I->pw);
   free(I->set_off);
   free(I->set_len);
   free(I->sets);

@@ -57,6 +57,8 @@ typedef struct frit_interp {
   /* stack */
   frit_iframe *fr;
   size_t fsp, fcap;
+  /* pairwise float sums: per REDUCE (local index) running, one state per lane (interp.c) */
+  struct frit_ipw **pw;
 } frit_interp;
 
 /* Value lanes of a dtype (0 for pointers and void). */

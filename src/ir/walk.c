@@ -80,3 +80,39 @@ oom:
   free(seen.slot);
   return NULL;
 }
+
+/* Sources left to right before their user, from an explicit stack. A node is on the stack at
+ * most once at a time (a DAG has no cycles), and `enter` is asked again when a later user
+ * reaches it, so a memoising caller's `enter` (false once done) keeps the walk linear. */
+bool frit_walk_post(frit_uop *root, frit_walk_fn enter, frit_walk_fn leave, void *arg) {
+  typedef struct item {
+    frit_uop *u;
+    uint32_t next;
+  } item;
+  size_t n = 0, cap = 64;
+  item *st = malloc(cap * sizeof *st);
+  if (!st) return false;
+  st[n++] = (item){root, 0};
+  bool ok = true;
+  while (n && ok) {
+    item *it = &st[n - 1];
+    if (it->next < it->u->nsrc) {
+      frit_uop *v = it->u->src[it->next++];
+      if (!enter(arg, v)) continue;
+      if (n == cap) {
+        item *ns = realloc(st, (cap *= 2) * sizeof *st);
+        if (!ns) {
+          ok = false;
+          break;
+        }
+        st = ns;
+      }
+      st[n++] = (item){v, 0};
+      continue;
+    }
+    frit_uop *u = st[--n].u;
+    if (u != root) ok = leave(arg, u);
+  }
+  free(st);
+  return ok;
+}

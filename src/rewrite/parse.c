@@ -212,7 +212,7 @@ static int read_op(parser *p, bool in_pattern) {
 }
 
 static rule_pat *parse_pat(parser *p) {
-  if (++p->depth > MAX_DEPTH) return p_fail(p, "pattern nested too deeply");
+  if (++p->depth > MAX_DEPTH) return p_fail(p, "pattern nested deeper than %d levels", MAX_DEPTH);
   rule_pat *pt = p_alloc(p, sizeof *pt);
   if (!pt) return NULL;
   rule_lit lit;
@@ -324,7 +324,7 @@ static bool read_dtype(parser *p, frit_dtype *dt) {
 }
 
 static rule_tmpl *parse_tmpl(parser *p) {
-  if (++p->depth > MAX_DEPTH) return p_fail(p, "result nested too deeply");
+  if (++p->depth > MAX_DEPTH) return p_fail(p, "result nested deeper than %d levels", MAX_DEPTH);
   rule_tmpl *t = p_alloc(p, sizeof *t);
   if (!t) return NULL;
   rule_lit lit;

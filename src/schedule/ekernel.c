@@ -300,6 +300,7 @@ typedef struct lower {
   frit_uop **global;    /* per version: its DEFINE_GLOBAL */
   frit_uop *perr;       /* the error buffer's DEFINE_GLOBAL (CHECK) */
   int perr_param;
+  int depth;            /* lower_node's recursion depth */
 } lower;
 
 static frit_uop *i64c(frit_ctx *ctx, int64_t v) { return frit_const_int(ctx, FRIT_I64, v); }
@@ -542,9 +543,26 @@ static frit_uop *lower_uncached(lower *L, frit_uop *u) {
   return r;
 }
 
+/* Past this recursion depth a chain of pure values is lowered bottom-up first (walk.h), so
+ * that a body a million operations deep does not overflow the C stack. */
+#define LOWER_MAX_DEPTH 256
+
+static bool pure_unlowered(void *arg, frit_uop *v) {
+  const lower *L = arg;
+  return ((frit_op_flags((frit_op)v->op) & FRIT_F_ALU) || v->op == FRIT_OP_CAST || v->op == FRIT_OP_BITCAST) &&
+         v->id < L->K->k->id && !L->is_src[v->id] && !L->memo[v->id];
+}
+static bool lower_leave(void *arg, frit_uop *v) { return lower_node(arg, v) != NULL; }
+
 static frit_uop *lower_node(lower *L, frit_uop *u) {
   if (u->id < L->K->k->id && L->memo[u->id]) return L->memo[u->id];
+  if (L->depth > LOWER_MAX_DEPTH && !frit_walk_post(u, pure_unlowered, lower_leave, L)) {
+    if (frit_last_status(L->ctx) == FRIT_OK) nomem(L->ctx);
+    return NULL;
+  }
+  L->depth++;
   frit_uop *r = lower_uncached(L, u);
+  L->depth--;
   if (r && u->id < L->K->k->id) L->memo[u->id] = r;
   return r;
 }

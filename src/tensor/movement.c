@@ -252,10 +252,11 @@ bool ti_broadcast2(frit_ctx *ctx, const char *op, frit_tensor **a, frit_tensor *
 
 /* A dim expression known to be >= 0: by range analysis, or as a product of such (products of
  * several wide-ranged dims overflow the analysis although every real size fits). */
-static bool nonneg_dim(const frit_uop *d) {
+static bool nonneg_dim_rec(const frit_uop *d, int depth) {
   if (d->vmin >= 0) return true;
-  return d->op == FRIT_OP_MUL && nonneg_dim(d->src[0]) && nonneg_dim(d->src[1]);
+  return d->op == FRIT_OP_MUL && depth < 64 && nonneg_dim_rec(d->src[0], depth + 1) && nonneg_dim_rec(d->src[1], depth + 1);
 }
+static bool nonneg_dim(const frit_uop *d) { return nonneg_dim_rec(d, 0); }
 
 frit_tensor *frit_reshape_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims) {
   if (!ti_ok(ctx, "reshape", &x, 1)) return NULL;
