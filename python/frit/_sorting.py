@@ -26,6 +26,17 @@ UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
+def _b_flat(ctx, ts):
+    from ._indexing import _dims, _prod
+    d = _prod(ctx, _dims(ts[0]))
+    return L.lib.frit_reshape_sym(ctx, ts[0], 1, (_p * 1)(d)) if d else None
+
+
+def _flat(x):
+    """x as 1-d; unlike frit.ravel it keeps symbolic dims symbolic under jit."""
+    return x if x.ndim == 1 else apply(_b_flat, [x])
+
+
 def _b_sort(ctx, ts, axis, desc):
     return L.lib.frit_sort(ctx, ts[0], axis, desc)
 
@@ -131,16 +142,16 @@ def nonzero(a, *, size=None, fill_value=None):
     if x.ndim == 0:
         raise FritError("frit.nonzero: a 0-d array is not allowed (as in numpy 2); use "
                         "frit.atleast_1d(x)")
-    m = O.ravel(O.not_equal(x, 0) if x.dtype is not D.bool_ else x)
+    m = _flat(O.not_equal(x, 0) if x.dtype is not D.bool_ else x)
     n = _size("nonzero", m, size)
     from ._control import indices
-    idx = [O.ravel(i) for i in indices(x)]
+    idx = [_flat(i) for i in indices(x)]
     outs, cnt = _compact(m, idx, n)
     return tuple(_filled(o, cnt, n, fill_value) for o in outs)
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
-    return nonzero(O.ravel(operand(a)), size=size, fill_value=fill_value)[0]
+    return nonzero(_flat(operand(a)), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
@@ -156,7 +167,7 @@ def argwhere(a, *, size=None, fill_value=None):
 
 def _unique(name, ar, want_index, want_inverse, want_counts, equal_nan, size, fill_value):
     x = operand(ar)
-    flat = O.ravel(x)
+    flat = _flat(x)
     perm = argsort(flat)
     s = O.take(flat, perm)
     pos = O.cumsum(O.ones_like(s, dtype=D.int64)) - 1
@@ -164,6 +175,8 @@ def _unique(name, ar, want_index, want_inverse, want_counts, equal_nan, size, fi
     m = (pos == 0) | O.not_equal(s, prev)
     if equal_nan and x.dtype.kind == "f":
         m = m & ~(O.isnan(s) & O.isnan(prev) & (pos > 0))
+    if size is None and not _traced(m):
+        O.realize(m, s, perm)   # computed once: the count below and the results read them
     n = _size(name, m, size)
     (vals, first), cnt = _compact(m, [s, perm], n)
     if fill_value is not None:
@@ -309,7 +322,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     """numpy's histogram: (counts, bin_edges); bins an int (uniform edges over range, default
     the data's min..max) or a 1-d increasing array of edges; every bin is half open except the
     last, which includes its right edge. Counts are int64 (the weights' dtype with weights)."""
-    a = O.ravel(operand(a))
+    a = _flat(operand(a))
     if isinstance(bins, str):
         raise FritError("frit.histogram: bin estimators (bins=%r) are not supported; pass an int "
                         "or the edges" % bins)
@@ -325,20 +338,19 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
             e = edges.numpy()
             if np.any(e[:-1] > e[1:]):
                 raise FritError("frit.histogram: `bins` must increase monotonically, when an array")
-    nb = edges.shape[0]
-    if nb is None:
-        raise FritError("frit.histogram: the number of edges must be static under jit")
+    # edges may have a symbolic length under jit: everything below is sized by `edges` itself
+    nb = O.sum(O.ones_like(edges, dtype=D.int64))
     j = searchsorted(edges, a, side="right") - 1
-    j = O.where(O.equal(a, edges[-1]), nb - 2, j)
-    keep = (j >= 0) & (j <= nb - 2)
-    tgt = O.where(keep, j, nb - 1)
+    j = O.where(O.equal(a, edges[-1]), j - 1, j)       # the last bin includes its right edge
+    keep = (j >= 0) & (j < nb - 1)
+    tgt = O.where(keep, j, nb - 1)                      # misses go to a spare slot, cut off below
     if weights is None:
-        counts = O.zeros((nb,), dtype=D.int64).at[tgt].add(1)[:nb - 1]
+        counts = O.zeros_like(edges, dtype=D.int64).at[tgt].add(1)[:-1]
     else:
-        w = O.ravel(operand(weights))
+        w = _flat(operand(weights))
         if w.shape != a.shape:
             raise FritError("frit.histogram: weights should have the same shape as a")
-        counts = O.zeros((nb,), dtype=w.dtype).at[tgt].add(w)[:nb - 1]
+        counts = O.zeros_like(edges, dtype=w.dtype).at[tgt].add(w)[:-1]
     if density:
         db = O.astype(edges[1:] - edges[:-1], D.float64)
         counts = O.astype(counts, D.float64) / db / O.sum(counts)
