@@ -1,5 +1,5 @@
 /* Tests of frit_sort, frit_argsort and frit_searchsorted through the C API: compiled and
- * interpreted programs, static short rows (insertion sort), long and symbolic rows (radix sort),
+ * interpreted programs, short rows (insertion sort) and long rows (radix sort), static and symbolic,
  * both directions, NaN and -0.0, against a plain C stable insertion sort and a linear search. */
 #include <math.h>
 #include <stdbool.h>
@@ -91,7 +91,8 @@ static void test_sort(void) {
     for (int desc = 0; desc < 2; desc++) {
       run_sort(3, 7, false, desc, interp);    /* insertion sort */
       run_sort(2, 300, false, desc, interp);  /* radix sort */
-      run_sort(4, 37, true, desc, interp);    /* symbolic: radix sort */
+      run_sort(4, 37, true, desc, interp);    /* symbolic, short: insertion sort */
+      run_sort(3, 250, true, desc, interp);   /* symbolic, long: radix sort */
       run_sort(2, 0, true, desc, interp);     /* empty rows */
       run_sort(2, 1, false, desc, interp);
     }

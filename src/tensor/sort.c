@@ -2,8 +2,9 @@
  * with the kernel builder: a stable LSD radix sort per row on order-preserving unsigned keys. */
 #include "tensor/tensor_internal.h"
 
-/* Rows of at most this many static elements are sorted by insertion (no histogram buffer). */
-#define SMALL_ROW 48
+/* Rows of at most this many elements are sorted by insertion (no count buffer): below this the
+ * radix sort's per-pass clear and prefix of 256 counts cost more than the row itself. */
+#define SMALL_ROW 64
 
 /* ---------- kernel-scalar shorthands (0-d tensors of one dtype) ---------- */
 
@@ -141,36 +142,61 @@ static frit_tensor *radix_rows(frit_ctx *ctx, frit_tensor *r, frit_tensor *n, fr
   return sv;
 }
 
-/* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape); returns the sorted vals. The
- * scratch buffers get distinct fill values: equal constant tensors are one node (hash-consing),
- * and the kernel would then write two buffers into one. */
+/* 1 when the (static or symbolic) row length n is above SMALL_ROW, else 0: the count buffer has
+ * R * this rows, so short rows (insertion sort) allocate none. */
+static frit_uop *needs_radix(frit_ctx *ctx, frit_uop *n) {
+  frit_uop *d = ti_dim_sub(ctx, n, ti_dim(ctx, SMALL_ROW));
+  if (!d) return NULL;
+  if (d->op == FRIT_OP_CONST) return ti_dim(ctx, d->arg.value.i > 0);
+  frit_uop *one = ti_dim(ctx, 1), *zero = ti_dim(ctx, 0);
+  frit_uop *r = frit_binary(ctx, FRIT_OP_MIN, frit_binary(ctx, FRIT_OP_MAX, d, zero), one);
+  return r ? frit_simplify(ctx, r) : NULL;
+}
+
+/* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape); returns the sorted vals. Rows
+ * of at most SMALL_ROW elements are insertion sorted in place (decided at build time for static
+ * n, per run for symbolic n), longer ones radix sorted. The scratch buffers get distinct fill
+ * values: equal constant tensors are one node (hash-consing), and the kernel would then write
+ * two buffers into one. */
 static frit_tensor *sort_rows(frit_ctx *ctx, const char *op, frit_tensor *k, frit_tensor *vals) {
   const frit_shape *s = ti_shape(ctx, k);
-  frit_uop *R = s->dims[0], *N = s->dims[1];
+  frit_uop *R = s->dims[0], *N = s->dims[1], *big = needs_radix(ctx, N);
   int64_t nstat = frit_dim_value(N);
   frit_dtype ut = TI_U(k)->dtype, vt = TI_U(vals)->dtype;
+  int passes = frit_dtype_bits(ut) / 8;
   frit_tensor *ntensor = frit_tensor_of(ctx, N), *r = NULL;
-  if (!ntensor) return NULL;
+  if (!ntensor || !big) return NULL;
   if (nstat >= 0 && nstat <= 1) return vals;
+  bool may_radix = big->op != FRIT_OP_CONST || big->arg.value.i != 0;
+  bool may_insert = big->op != FRIT_OP_CONST || big->arg.value.i == 0;
+  frit_tensor *kb = NULL, *vb = NULL, *cnt = NULL;
+  if (may_radix || passes % 2) {
+    kb = ti_full(ctx, ut, (frit_scalar){.i = 0}, 2, s->dims);
+    vb = ti_full(ctx, vt, frit_scalar_normalize((frit_scalar){.i = 1}, vt), 2, s->dims);
+  }
+  if (may_radix)
+    cnt = ti_full(ctx, FRIT_I64, (frit_scalar){.i = 2}, 2, (frit_uop *const[]){ti_dim_mul(ctx, R, big), ti_dim(ctx, 256)});
+  /* the radix result lies in vals after an even number of passes, in vb after an odd one; the
+   * insertion sort works in that same buffer */
+  frit_tensor *res = passes % 2 ? vb : vals;
   if (frit_kernel_begin(ctx, op, 1, &R, &r) != FRIT_OK) return NULL;
-  frit_tensor *res, *ks = NULL, *vs = NULL;
-  if (nstat >= 0 && nstat <= SMALL_ROW) {
-    /* rows are copied into fresh buffers first: the sort then runs in place there */
-    ks = ti_full(ctx, ut, (frit_scalar){.i = 0}, 2, s->dims);
-    vs = ti_full(ctx, vt, frit_scalar_normalize((frit_scalar){.i = 1}, vt), 2, s->dims);
-    frit_tensor *i;
-    frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
-    st2(ctx, ks, r, i, ld2(ctx, k, r, i));
-    st2(ctx, vs, r, i, ld2(ctx, vals, r, i));
-    frit_kernel_loop_end(ctx);
-    insertion_rows(ctx, r, ntensor, ks, vs);
-    res = vs;
-  } else {
-    int passes = frit_dtype_bits(ut) / 8;
-    frit_tensor *kb = ti_full(ctx, ut, (frit_scalar){.i = 0}, 2, s->dims);
-    frit_tensor *vb = ti_full(ctx, vt, frit_scalar_normalize((frit_scalar){.i = 1}, vt), 2, s->dims);
-    frit_tensor *cnt = ti_full(ctx, FRIT_I64, (frit_scalar){.i = 2}, 2, (frit_uop *const[]){R, ti_dim(ctx, 256)});
-    res = radix_rows(ctx, r, ntensor, k, vals, kb, vb, cnt, passes);
+  if (may_insert) {
+    if (may_radix) frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLE, ntensor, kc(ctx, FRIT_I64, SMALL_ROW)));
+    frit_tensor *ks = k;
+    if (passes % 2) {
+      frit_tensor *i;
+      frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
+      st2(ctx, kb, r, i, ld2(ctx, k, r, i));
+      st2(ctx, vb, r, i, ld2(ctx, vals, r, i));
+      frit_kernel_loop_end(ctx);
+      ks = kb;
+    }
+    insertion_rows(ctx, r, ntensor, ks, res);
+    if (may_radix) frit_kernel_else(ctx);
+  }
+  if (may_radix) {
+    radix_rows(ctx, r, ntensor, k, vals, kb, vb, cnt, passes);
+    if (may_insert) frit_kernel_if_end(ctx);
   }
   int nw = frit_kernel_end(ctx);
   if (nw < 0) return NULL;
