@@ -151,8 +151,25 @@ def test_sort_empty_0d_and_methods(rng):
         frit.sort(z)
     x = vals(rng, np.int16, (4, 5))
     same(frit.sort(x, kind="mergesort", stable=True).numpy(), np.sort(x, kind="mergesort"))
-    same(frit.asarray(x).argsort().numpy() if hasattr(frit.Array, "argsort") else
-         frit.argsort(x).numpy(), np.argsort(x, kind="stable"))
+    a = frit.asarray(x)
+    same(a.argsort(axis=0).numpy(), np.argsort(x, axis=0, kind="stable"))
+    same(a.nonzero()[1].numpy(), x.nonzero()[1].astype(np.int64))
+    same(frit.asarray(np.sort(x[0])).searchsorted(x[1], side="right").numpy(),
+         np.sort(x[0]).searchsorted(x[1], side="right"))
+    y = x.copy()
+    assert a.sort() is None and y.sort() is None     # in place, as numpy
+    same(a.numpy(), y)
+
+
+def test_bfloat16():
+    """numpy has no bfloat16: values rounded to it through frit, then compared as float32."""
+    x = np.array([3.0, -0.0, np.nan, 1.0, 0.0, -2.5, 1.0, np.inf, -np.inf, 1e-3], np.float32)
+    b = frit.astype(frit.asarray(x), frit.bfloat16)
+    xb = b.astype(frit.float32).numpy()
+    same(frit.argsort(b).numpy(), np.argsort(xb, kind="stable"))
+    same(frit.argsort(b, descending=True).numpy(), np_argsort(xb, descending=True))
+    same(frit.sort(b).astype(frit.float32).numpy(), np.sort(xb, kind="stable"))
+    same(frit.searchsorted(frit.sort(b), b).numpy(), np.searchsorted(np.sort(xb), xb))
 
 
 def test_sort_bad_input():
