@@ -104,108 +104,235 @@ static void insertion_rows(frit_ctx *ctx, frit_tensor *r, frit_tensor *n, frit_t
   frit_kernel_loop_end(ctx);
 }
 
-/* Stable LSD radix sort of each row, one 8-bit digit per pass through `cnt` (R, 256): count,
- * exclusive prefix, scatter. Passes alternate between (ka, va) and (kb, vb); the last pass
- * writes only values. Returns the buffer holding the sorted values. */
-static frit_tensor *radix_rows(frit_ctx *ctx, frit_tensor *r, frit_tensor *n, frit_tensor *ka, frit_tensor *va,
-                               frit_tensor *kb, frit_tensor *vb, frit_tensor *cnt, int passes) {
-  frit_dtype ut = TI_U(ka)->dtype;
-  frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *i, *d;
-  frit_tensor *sk = ka, *sv = va, *dk = kb, *dv = vb;
+static frit_tensor *ld3(frit_ctx *ctx, frit_tensor *t, frit_tensor *a, frit_tensor *b, frit_tensor *c) {
+  return frit_kernel_load(ctx, t, 3, (frit_tensor *const[]){a, b, c});
+}
+static void st3(frit_ctx *ctx, frit_tensor *t, frit_tensor *a, frit_tensor *b, frit_tensor *c, frit_tensor *v) {
+  frit_kernel_store(ctx, t, 3, (frit_tensor *const[]){a, b, c}, v);
+}
+
+/* Closes the open kernel and moves every tensor of `ts` that it wrote to its new version. */
+static bool close_kernel(frit_ctx *ctx, frit_tensor **const *ts, int n) {
+  int nw = frit_kernel_end(ctx);
+  if (nw < 0) return false;
+  for (int w = 0; w < nw; w++) {
+    frit_tensor *old, *nu;
+    if (frit_kernel_written(ctx, w, &old, &nu) != FRIT_OK) return false;
+    for (int i = 0; i < n; i++)
+      if (*ts[i] == old) *ts[i] = nu;
+  }
+  return true;
+}
+
+/* Rows are cut into chunks of CHUNK elements so that one long row is counted and scattered by
+ * many kernel points (threads) at once; the per-chunk counts keep the order stable. */
+#define CHUNK (1 << 16)
+
+typedef struct radix {
+  frit_tensor *n, *nchunks, *cnt; /* row length, chunks per row (0-d i64), counts (R.., C, 256) */
+  frit_uop *rows, *grid[2];       /* R; the chunk grid: (R * C) for a static R, else (R, C) */
+  int grid_nd;
+} radix;
+
+/* d itself, or max(d, 0) when range analysis cannot tell that d >= 0 (a product of several
+ * symbolic dims may overflow its bounds): kernel grids must be provably non-negative. */
+static frit_uop *grid_dim(frit_ctx *ctx, frit_uop *d) {
+  if (!d || frit_uop_vmin(d) >= 0) return d;
+  frit_uop *m = frit_binary(ctx, FRIT_OP_MAX, d, ti_dim(ctx, 0));
+  return m ? frit_simplify(ctx, m) : NULL;
+}
+
+/* Opens a kernel over the chunk grid; the point's row, chunk and element range [lo, hi). One
+ * flat axis when R is static, so that the chunks of one long row run in parallel (a 2-d grid
+ * splits only its first axis among threads); (R, C) otherwise, as range analysis cannot bound
+ * a product of three symbolic dims. */
+static bool chunk_kernel(frit_ctx *ctx, const char *name, const radix *rx, frit_tensor **r, frit_tensor **c,
+                         frit_tensor **lo, frit_tensor **hi) {
+  frit_tensor *q[2];
+  if (frit_kernel_begin(ctx, name, rx->grid_nd, rx->grid, q) != FRIT_OK) return false;
+  if (rx->grid_nd == 1) {
+    *r = k2(ctx, FRIT_OP_IDIV, q[0], rx->nchunks);
+    *c = k2(ctx, FRIT_OP_MOD, q[0], rx->nchunks);
+  } else {
+    *r = q[0], *c = q[1];
+  }
+  *lo = k2(ctx, FRIT_OP_MUL, *c, kc(ctx, FRIT_I64, CHUNK));
+  *hi = k2(ctx, FRIT_OP_MIN, k2(ctx, FRIT_OP_ADD, *lo, kc(ctx, FRIT_I64, CHUNK)), rx->n);
+  return true;
+}
+
+static frit_tensor *digit(frit_ctx *ctx, frit_tensor *key, int p) {
+  frit_dtype ut = TI_U(key)->dtype;
+  frit_tensor *sh = k2(ctx, FRIT_OP_SHR, key, kc(ctx, ut, 8 * p));
+  return ti_cast(ctx, k2(ctx, FRIT_OP_AND, sh, kc(ctx, ut, 255)), FRIT_I64);
+}
+
+/* Opens `if (n > CHUNK)` when shorter rows may occur (other kernels sort them). */
+static void if_long(frit_ctx *ctx, const radix *rx, bool guard) {
+  if (guard) frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, CHUNK), rx->n));
+}
+
+/* One stable LSD radix pass on the 8-bit digit p: three kernels (count per chunk, exclusive
+ * prefix per row over (digit, chunk), scatter per chunk) from (sk, sv) into (*dk, *dv); the
+ * last pass writes no keys. */
+static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, frit_tensor *sk, frit_tensor *sv,
+                       frit_tensor **dk, frit_tensor **dv) {
+  frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *c256 = kc(ctx, FRIT_I64, 256);
+  frit_tensor *r, *c, *lo, *hi, *i, *d;
+  frit_tensor **ts[3] = {&rx->cnt, dk, dv};
+  /* count */
+  if (!chunk_kernel(ctx, "sort_count", rx, &r, &c, &lo, &hi)) return false;
+  if_long(ctx, rx, guard);
+  frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+  st3(ctx, rx->cnt, r, c, d, zero);
+  frit_kernel_loop_end(ctx);
+  frit_kernel_loop_begin(ctx, lo, hi, one, &i);
+  frit_tensor *dg = digit(ctx, ld2(ctx, sk, r, i), p);
+  st3(ctx, rx->cnt, r, c, dg, k2(ctx, FRIT_OP_ADD, ld3(ctx, rx->cnt, r, c, dg), one));
+  frit_kernel_loop_end(ctx);
+  if (guard) frit_kernel_if_end(ctx);
+  if (!close_kernel(ctx, ts, 1)) return false;
+  /* exclusive prefix in (digit, chunk) order */
+  if (frit_kernel_begin(ctx, "sort_prefix", 1, &rx->rows, &r) != FRIT_OK) return false;
+  if_long(ctx, rx, guard);
+  int run = frit_kernel_var(ctx, FRIT_I64, zero);
+  frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+  frit_kernel_loop_begin(ctx, zero, rx->nchunks, one, &c);
+  frit_tensor *t = ld3(ctx, rx->cnt, r, c, d), *acc = frit_kernel_var_get(ctx, run);
+  st3(ctx, rx->cnt, r, c, d, acc);
+  frit_kernel_var_set(ctx, run, k2(ctx, FRIT_OP_ADD, acc, t));
+  frit_kernel_loop_end(ctx);
+  frit_kernel_loop_end(ctx);
+  if (guard) frit_kernel_if_end(ctx);
+  if (!close_kernel(ctx, ts, 1)) return false;
+  /* scatter */
+  if (!chunk_kernel(ctx, "sort_scatter", rx, &r, &c, &lo, &hi)) return false;
+  if_long(ctx, rx, guard);
+  frit_kernel_loop_begin(ctx, lo, hi, one, &i);
+  frit_tensor *key = ld2(ctx, sk, r, i), *dk_ = digit(ctx, key, p);
+  frit_tensor *pos = ld3(ctx, rx->cnt, r, c, dk_);
+  st3(ctx, rx->cnt, r, c, dk_, k2(ctx, FRIT_OP_ADD, pos, one));
+  if (!last) st2(ctx, *dk, r, pos, key);
+  st2(ctx, *dv, r, pos, ld2(ctx, sv, r, i));
+  frit_kernel_loop_end(ctx);
+  if (guard) frit_kernel_if_end(ctx);
+  return close_kernel(ctx, ts, 3);
+}
+
+/* The whole radix sort of one row in one kernel point (rows of SMALL_ROW < n <= CHUNK: a row and
+ * its 256 counts stay in cache through all passes), over the same buffers as the chunked passes:
+ * A -> B -> C -> B ...; cnt is (R.., 256). */
+static bool radix_rows(frit_ctx *ctx, frit_uop *R, frit_tensor *n, frit_tensor *cond, frit_tensor *k,
+                       frit_tensor *vals, frit_tensor **bk, frit_tensor **bv, frit_tensor **cnt, int passes) {
+  frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *c256 = kc(ctx, FRIT_I64, 256);
+  frit_tensor *r, *i, *d;
+  frit_tensor **ts[5] = {cnt, &bk[0], &bv[0], &bk[1], &bv[1]};
+  R = grid_dim(ctx, R);
+  if (frit_kernel_begin(ctx, "sort_rows", 1, &R, &r) != FRIT_OK) return false;
+  if (cond) frit_kernel_if_begin(ctx, cond);
   for (int p = 0; p < passes; p++) {
-    frit_tensor *shift = kc(ctx, ut, 8 * p), *mask = kc(ctx, ut, 255);
-    frit_kernel_loop_begin(ctx, zero, kc(ctx, FRIT_I64, 256), one, &d);
-    st2(ctx, cnt, r, d, zero);
+    frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
+    frit_tensor *dk = bk[p % 2], *dv = bv[p % 2];
+    frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+    st2(ctx, *cnt, r, d, zero);
     frit_kernel_loop_end(ctx);
     frit_kernel_loop_begin(ctx, zero, n, one, &i);
-    frit_tensor *dig = ti_cast(ctx, k2(ctx, FRIT_OP_AND, k2(ctx, FRIT_OP_SHR, ld2(ctx, sk, r, i), shift), mask), FRIT_I64);
-    st2(ctx, cnt, r, dig, k2(ctx, FRIT_OP_ADD, ld2(ctx, cnt, r, dig), one));
+    frit_tensor *dg = digit(ctx, ld2(ctx, sk, r, i), p);
+    st2(ctx, *cnt, r, dg, k2(ctx, FRIT_OP_ADD, ld2(ctx, *cnt, r, dg), one));
     frit_kernel_loop_end(ctx);
     int sum = frit_kernel_var(ctx, FRIT_I64, zero);
-    frit_kernel_loop_begin(ctx, zero, kc(ctx, FRIT_I64, 256), one, &d);
-    frit_tensor *c = ld2(ctx, cnt, r, d), *s = frit_kernel_var_get(ctx, sum);
-    st2(ctx, cnt, r, d, s);
-    frit_kernel_var_set(ctx, sum, k2(ctx, FRIT_OP_ADD, s, c));
+    frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+    frit_tensor *c = ld2(ctx, *cnt, r, d), *acc = frit_kernel_var_get(ctx, sum);
+    st2(ctx, *cnt, r, d, acc);
+    frit_kernel_var_set(ctx, sum, k2(ctx, FRIT_OP_ADD, acc, c));
     frit_kernel_loop_end(ctx);
     frit_kernel_loop_begin(ctx, zero, n, one, &i);
-    frit_tensor *key = ld2(ctx, sk, r, i);
-    frit_tensor *dg = ti_cast(ctx, k2(ctx, FRIT_OP_AND, k2(ctx, FRIT_OP_SHR, key, shift), mask), FRIT_I64);
-    frit_tensor *pos = ld2(ctx, cnt, r, dg);
-    st2(ctx, cnt, r, dg, k2(ctx, FRIT_OP_ADD, pos, one));
+    frit_tensor *key = ld2(ctx, sk, r, i), *dg2 = digit(ctx, key, p);
+    frit_tensor *pos = ld2(ctx, *cnt, r, dg2);
+    st2(ctx, *cnt, r, dg2, k2(ctx, FRIT_OP_ADD, pos, one));
     if (p + 1 < passes) st2(ctx, dk, r, pos, key);
     st2(ctx, dv, r, pos, ld2(ctx, sv, r, i));
     frit_kernel_loop_end(ctx);
-    frit_tensor *t;
-    t = sk, sk = dk, dk = t;
-    t = sv, sv = dv, dv = t;
   }
-  return sv;
+  if (cond) frit_kernel_if_end(ctx);
+  return close_kernel(ctx, ts, 5);
 }
 
-/* 1 when the (static or symbolic) row length n is above SMALL_ROW, else 0: the count buffer has
- * R * this rows, so short rows (insertion sort) allocate none. */
-static frit_uop *needs_radix(frit_ctx *ctx, frit_uop *n) {
-  frit_uop *d = ti_dim_sub(ctx, n, ti_dim(ctx, SMALL_ROW));
+/* max(0, min(1, d)) as a dim: 1 when d > 0 (d an integer dim expression). */
+static frit_uop *positive(frit_ctx *ctx, frit_uop *d) {
   if (!d) return NULL;
   if (d->op == FRIT_OP_CONST) return ti_dim(ctx, d->arg.value.i > 0);
-  frit_uop *one = ti_dim(ctx, 1), *zero = ti_dim(ctx, 0);
-  frit_uop *r = frit_binary(ctx, FRIT_OP_MIN, frit_binary(ctx, FRIT_OP_MAX, d, zero), one);
+  frit_uop *r = frit_binary(ctx, FRIT_OP_MIN, frit_binary(ctx, FRIT_OP_MAX, d, ti_dim(ctx, 0)), ti_dim(ctx, 1));
   return r ? frit_simplify(ctx, r) : NULL;
 }
 
-/* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape); returns the sorted vals. Rows
- * of at most SMALL_ROW elements are insertion sorted in place (decided at build time for static
- * n, per run for symbolic n), longer ones radix sorted. The scratch buffers get distinct fill
- * values: equal constant tensors are one node (hash-consing), and the kernel would then write
- * two buffers into one. */
-static frit_tensor *sort_rows(frit_ctx *ctx, const char *op, frit_tensor *k, frit_tensor *vals) {
+static frit_tensor *fill(frit_ctx *ctx, frit_dtype dt, int64_t v, int nd, frit_uop *const *dims) {
+  frit_scalar sc = frit_dtype_is_float(dt) ? (frit_scalar){.f = (double)v} : (frit_scalar){.i = v};
+  return ti_full(ctx, dt, frit_scalar_normalize(sc, dt), nd, dims);
+}
+
+/* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape, not bool); returns the sorted
+ * vals. By row length (decided at build time for a static n, per run for a symbolic one, each
+ * path then guarded by its condition): n <= SMALL_ROW insertion sort; n <= CHUNK the radix sort
+ * of a row in one kernel point; longer rows radix passes of three kernels over chunks (many
+ * threads per row). Radix passes go through two scratch pairs: A (the inputs) -> B -> C -> B ...
+ * The scratch buffers get distinct fill values: equal constant tensors are one node
+ * (hash-consing), and a kernel would then write two buffers as one. */
+static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) {
   const frit_shape *s = ti_shape(ctx, k);
-  frit_uop *R = s->dims[0], *N = s->dims[1], *big = needs_radix(ctx, N);
+  frit_uop *R = s->dims[0], *N = s->dims[1];
+  frit_uop *gt_small = positive(ctx, ti_dim_sub(ctx, N, ti_dim(ctx, SMALL_ROW)));
+  frit_uop *gt_chunk = positive(ctx, ti_dim_sub(ctx, N, ti_dim(ctx, CHUNK)));
   int64_t nstat = frit_dim_value(N);
   frit_dtype ut = TI_U(k)->dtype, vt = TI_U(vals)->dtype;
   int passes = frit_dtype_bits(ut) / 8;
-  frit_tensor *ntensor = frit_tensor_of(ctx, N), *r = NULL;
-  if (!ntensor || !big) return NULL;
+  frit_tensor *ntensor = frit_tensor_of(ctx, N);
+  if (!ntensor || !gt_small || !gt_chunk) return NULL;
   if (nstat >= 0 && nstat <= 1) return vals;
-  bool may_radix = big->op != FRIT_OP_CONST || big->arg.value.i != 0;
-  bool may_insert = big->op != FRIT_OP_CONST || big->arg.value.i == 0;
-  frit_tensor *kb = NULL, *vb = NULL, *cnt = NULL;
-  if (may_radix || passes % 2) {
-    kb = ti_full(ctx, ut, (frit_scalar){.i = 0}, 2, s->dims);
-    vb = ti_full(ctx, vt, frit_scalar_normalize((frit_scalar){.i = 1}, vt), 2, s->dims);
+  frit_uop *rows_mid = ti_dim_mul(ctx, R, ti_dim_sub(ctx, gt_small, gt_chunk));
+  bool stat = nstat >= 0;
+  bool may_insert = !stat || nstat <= SMALL_ROW, may_mid = !stat || (nstat > SMALL_ROW && nstat <= CHUNK);
+  bool may_long = !stat || nstat > CHUNK;
+  frit_tensor *bk[2] = {fill(ctx, ut, 0, 2, s->dims), fill(ctx, ut, 3, 2, s->dims)};
+  frit_tensor *bv[2] = {fill(ctx, vt, 1, 2, s->dims), fill(ctx, vt, 4, 2, s->dims)};
+  int res = (passes + 1) % 2; /* the pair the last pass writes */
+  frit_tensor *small = k2(ctx, FRIT_OP_CMPLE, ntensor, kc(ctx, FRIT_I64, SMALL_ROW));
+  frit_tensor *lng = k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, CHUNK), ntensor);
+  if (may_mid) {
+    frit_tensor *cnt = fill(ctx, FRIT_I64, 2, 2, (frit_uop *const[]){rows_mid, ti_dim(ctx, 256)});
+    frit_tensor *cond = stat ? NULL : k2(ctx, FRIT_OP_AND, ti_alu1(ctx, FRIT_OP_NOT, small), ti_alu1(ctx, FRIT_OP_NOT, lng));
+    if (!radix_rows(ctx, R, ntensor, cond, k, vals, bk, bv, &cnt, passes)) return NULL;
   }
-  if (may_radix)
-    cnt = ti_full(ctx, FRIT_I64, (frit_scalar){.i = 2}, 2, (frit_uop *const[]){ti_dim_mul(ctx, R, big), ti_dim(ctx, 256)});
-  /* the radix result lies in vals after an even number of passes, in vb after an odd one; the
-   * insertion sort works in that same buffer */
-  frit_tensor *res = passes % 2 ? vb : vals;
-  if (frit_kernel_begin(ctx, op, 1, &R, &r) != FRIT_OK) return NULL;
-  if (may_insert) {
-    if (may_radix) frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLE, ntensor, kc(ctx, FRIT_I64, SMALL_ROW)));
-    frit_tensor *ks = k;
-    if (passes % 2) {
-      frit_tensor *i;
-      frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
-      st2(ctx, kb, r, i, ld2(ctx, k, r, i));
-      st2(ctx, vb, r, i, ld2(ctx, vals, r, i));
-      frit_kernel_loop_end(ctx);
-      ks = kb;
+  if (may_long) {
+    radix rx = {.n = ntensor};
+    frit_uop *C = ti_dim_cdiv(ctx, N, CHUNK);
+    rx.nchunks = frit_tensor_of(ctx, C);
+    rx.rows = grid_dim(ctx, R);
+    if (frit_dim_value(R) >= 0)
+      rx.grid_nd = 1, rx.grid[0] = grid_dim(ctx, ti_dim_mul(ctx, R, C));
+    else
+      rx.grid_nd = 2, rx.grid[0] = rx.rows, rx.grid[1] = grid_dim(ctx, C);
+    rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_chunk), C, ti_dim(ctx, 256)});
+    if (!rx.nchunks || !rx.grid[0] || !rx.cnt) return NULL;
+    for (int p = 0; p < passes; p++) {
+      frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
+      if (!radix_pass(ctx, &rx, p, p + 1 == passes, !stat, sk, sv, &bk[p % 2], &bv[p % 2])) return NULL;
     }
-    insertion_rows(ctx, r, ntensor, ks, res);
-    if (may_radix) frit_kernel_else(ctx);
   }
-  if (may_radix) {
-    radix_rows(ctx, r, ntensor, k, vals, kb, vb, cnt, passes);
-    if (may_insert) frit_kernel_if_end(ctx);
+  if (may_insert) {
+    frit_tensor *r, *i, **ts[2] = {&bk[res], &bv[res]};
+    frit_uop *RG = grid_dim(ctx, R);
+    if (frit_kernel_begin(ctx, "sort_short", 1, &RG, &r) != FRIT_OK) return NULL;
+    if (!stat) frit_kernel_if_begin(ctx, small);
+    frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
+    st2(ctx, bk[res], r, i, ld2(ctx, k, r, i));
+    st2(ctx, bv[res], r, i, ld2(ctx, vals, r, i));
+    frit_kernel_loop_end(ctx);
+    insertion_rows(ctx, r, ntensor, bk[res], bv[res]);
+    if (!stat) frit_kernel_if_end(ctx);
+    if (!close_kernel(ctx, ts, 2)) return NULL;
   }
-  int nw = frit_kernel_end(ctx);
-  if (nw < 0) return NULL;
-  for (int w = 0; w < nw; w++) {
-    frit_tensor *old, *nu;
-    if (frit_kernel_written(ctx, w, &old, &nu) != FRIT_OK) return NULL;
-    if (old == res) return nu;
-  }
-  return res; /* not written: an empty row set */
+  return bv[res];
 }
 
 static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int axis, int descending, bool arg) {
@@ -231,9 +358,12 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
   frit_tensor *rows = as_rows(ctx, x, ax, perm);
   if (!rows) return NULL;
   frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
-  frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : rows;
+  /* bool values travel as u8: two bool scratch fills would be one constant node */
+  frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : ti_cast(ctx, rows, frit_dtype_is_bool(dt) ? FRIT_U8 : dt);
   if (!keys || !vals) return NULL;
-  return from_rows(ctx, sort_rows(ctx, op, keys, vals), x, perm);
+  frit_tensor *sorted = sort_rows(ctx, keys, vals);
+  if (sorted && !arg) sorted = ti_cast(ctx, sorted, dt);
+  return sorted ? from_rows(ctx, sorted, x, perm) : NULL;
 }
 
 frit_tensor *frit_sort(frit_ctx *ctx, frit_tensor *x, int axis, int descending) {
@@ -269,7 +399,8 @@ frit_tensor *frit_searchsorted(frit_ctx *ctx, frit_tensor *a, frit_tensor *v, in
   frit_tensor *kv = sort_keys(ctx, frit_reshape_sym(ctx, ti_cast(ctx, v, ct), 1, &tot), false);
   frit_tensor *out = ti_full(ctx, FRIT_I64, (frit_scalar){.i = 0}, 1, &tot);
   frit_tensor *n = frit_tensor_of(ctx, ti_shape(ctx, a)->dims[0]), *q = NULL;
-  if (!ka || !kv || !out || !n || frit_kernel_begin(ctx, op, 1, &tot, &q) != FRIT_OK) return NULL;
+  frit_uop *grid = grid_dim(ctx, tot);
+  if (!ka || !kv || !out || !n || frit_kernel_begin(ctx, op, 1, &grid, &q) != FRIT_OK) return NULL;
   frit_tensor *key = frit_kernel_load(ctx, kv, 1, &q), *it;
   int lo = frit_kernel_var(ctx, FRIT_I64, kc(ctx, FRIT_I64, 0)), hi = frit_kernel_var(ctx, FRIT_I64, n);
   /* at most 64 halvings of [lo, hi) */
