@@ -95,10 +95,13 @@ static void test_sort(void) {
   for (int interp = 0; interp < 2; interp++)
     for (int desc = 0; desc < 2; desc++) {
       run_sort(3, 7, false, desc, interp);    /* insertion sort */
+      run_sort(12, 300, false, desc, interp); /* many rows: radix sort of a row per point */
+      run_sort(11, 90, true, desc, interp);
+      run_sort(10, 20, true, desc, interp);
       run_sort(2, 300, false, desc, interp);  /* radix sort */
       if (!interp || !desc) run_sort(1, 70000, false, desc, interp); /* chunked, static */
       run_sort(4, 37, true, desc, interp);    /* symbolic, short: insertion sort */
-      run_sort(3, 250, true, desc, interp);   /* symbolic, long: radix sort of a row per point */
+      run_sort(3, 250, true, desc, interp);   /* symbolic, long, few rows: chunked radix passes */
       if (!interp) run_sort(2, 140000, true, desc, interp); /* chunked radix passes (3 chunks per row) */
       run_sort(2, 0, true, desc, interp);     /* empty rows */
       run_sort(2, 1, false, desc, interp);

@@ -127,6 +127,8 @@ static bool close_kernel(frit_ctx *ctx, frit_tensor **const *ts, int n) {
 /* Rows are cut into chunks of CHUNK elements so that one long row is counted and scattered by
  * many kernel points (threads) at once; the per-chunk counts keep the order stable. */
 #define CHUNK (1 << 16)
+/* At most this many static rows take the chunked passes (see sort_rows). */
+#define FEW_ROWS 8
 
 typedef struct radix {
   frit_tensor *n, *nchunks, *cnt; /* row length, chunks per row (0-d i64), counts (R.., C, 256) */
@@ -167,9 +169,9 @@ static frit_tensor *digit(frit_ctx *ctx, frit_tensor *key, int p) {
   return ti_cast(ctx, k2(ctx, FRIT_OP_AND, sh, kc(ctx, ut, 255)), FRIT_I64);
 }
 
-/* Opens `if (n > CHUNK)` when shorter rows may occur (other kernels sort them). */
+/* Opens `if (n > SMALL_ROW)` when shorter rows may occur (insertion sort takes them). */
 static void if_long(frit_ctx *ctx, const radix *rx, bool guard) {
-  if (guard) frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, CHUNK), rx->n));
+  if (guard) frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, SMALL_ROW), rx->n));
 }
 
 /* One stable LSD radix pass on the 8-bit digit p: three kernels (count per chunk, exclusive
@@ -272,35 +274,35 @@ static frit_tensor *fill(frit_ctx *ctx, frit_dtype dt, int64_t v, int nd, frit_u
 }
 
 /* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape, not bool); returns the sorted
- * vals. By row length (decided at build time for a static n, per run for a symbolic one, each
- * path then guarded by its condition): n <= SMALL_ROW insertion sort; n <= CHUNK the radix sort
- * of a row in one kernel point; longer rows radix passes of three kernels over chunks (many
- * threads per row). Radix passes go through two scratch pairs: A (the inputs) -> B -> C -> B ...
+ * vals. Rows of n <= SMALL_ROW: insertion sort (decided at build time for a static n, per run
+ * for a symbolic one, each path then guarded by its condition); longer rows: radix sort, for
+ * many rows a row per kernel point, for a few static rows passes of three kernels over chunks
+ * of the rows (many threads per row). Radix passes go through two scratch pairs: A (the inputs) -> B -> C -> B ...
  * The scratch buffers get distinct fill values: equal constant tensors are one node
  * (hash-consing), and a kernel would then write two buffers as one. */
 static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) {
   const frit_shape *s = ti_shape(ctx, k);
   frit_uop *R = s->dims[0], *N = s->dims[1];
   frit_uop *gt_small = positive(ctx, ti_dim_sub(ctx, N, ti_dim(ctx, SMALL_ROW)));
-  frit_uop *gt_chunk = positive(ctx, ti_dim_sub(ctx, N, ti_dim(ctx, CHUNK)));
   int64_t nstat = frit_dim_value(N);
   frit_dtype ut = TI_U(k)->dtype, vt = TI_U(vals)->dtype;
   int passes = frit_dtype_bits(ut) / 8;
   frit_tensor *ntensor = frit_tensor_of(ctx, N);
-  if (!ntensor || !gt_small || !gt_chunk) return NULL;
+  if (!ntensor || !gt_small) return NULL;
   if (nstat >= 0 && nstat <= 1) return vals;
-  frit_uop *rows_mid = ti_dim_mul(ctx, R, ti_dim_sub(ctx, gt_small, gt_chunk));
-  bool stat = nstat >= 0;
-  bool may_insert = !stat || nstat <= SMALL_ROW, may_mid = !stat || (nstat > SMALL_ROW && nstat <= CHUNK);
-  bool may_long = !stat || nstat > CHUNK;
+  /* chunked passes serve a few static rows (a 1-d sort): they bring threads to one row; many
+   * rows are parallel already and sort faster a row per point, in cache (and two radix paths for
+   * symbolic rows would double the code to compile) */
+  bool stat = nstat >= 0, few = frit_dim_value(R) >= 0 && frit_dim_value(R) <= FEW_ROWS;
+  bool may_insert = !stat || nstat <= SMALL_ROW;
+  bool may_mid = !few && (!stat || nstat > SMALL_ROW), may_long = few && (!stat || nstat > SMALL_ROW);
   frit_tensor *bk[2] = {fill(ctx, ut, 0, 2, s->dims), fill(ctx, ut, 3, 2, s->dims)};
   frit_tensor *bv[2] = {fill(ctx, vt, 1, 2, s->dims), fill(ctx, vt, 4, 2, s->dims)};
   int res = (passes + 1) % 2; /* the pair the last pass writes */
   frit_tensor *small = k2(ctx, FRIT_OP_CMPLE, ntensor, kc(ctx, FRIT_I64, SMALL_ROW));
-  frit_tensor *lng = k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, CHUNK), ntensor);
   if (may_mid) {
-    frit_tensor *cnt = fill(ctx, FRIT_I64, 2, 2, (frit_uop *const[]){rows_mid, ti_dim(ctx, 256)});
-    frit_tensor *cond = stat ? NULL : k2(ctx, FRIT_OP_AND, ti_alu1(ctx, FRIT_OP_NOT, small), ti_alu1(ctx, FRIT_OP_NOT, lng));
+    frit_tensor *cnt = fill(ctx, FRIT_I64, 2, 2, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), ti_dim(ctx, 256)});
+    frit_tensor *cond = stat ? NULL : ti_alu1(ctx, FRIT_OP_NOT, small);
     if (!radix_rows(ctx, R, ntensor, cond, k, vals, bk, bv, &cnt, passes)) return NULL;
   }
   if (may_long) {
@@ -312,7 +314,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
       rx.grid_nd = 1, rx.grid[0] = grid_dim(ctx, ti_dim_mul(ctx, R, C));
     else
       rx.grid_nd = 2, rx.grid[0] = rx.rows, rx.grid[1] = grid_dim(ctx, C);
-    rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_chunk), C, ti_dim(ctx, 256)});
+    rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), C, ti_dim(ctx, 256)});
     if (!rx.nchunks || !rx.grid[0] || !rx.cnt) return NULL;
     for (int p = 0; p < passes; p++) {
       frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
