@@ -49,7 +49,15 @@ def _b_searchsorted(ctx, ts, right):
     return L.lib.frit_searchsorted(ctx, ts[0], ts[1], right, ts[2] if len(ts) > 2 else None)
 
 
+def _no_kernel(name):
+    from ._control import kernel_open
+    if kernel_open():
+        raise FritError("frit.%s: not available inside frit.kernel (it builds kernels of its own); "
+                        "compute it before the kernel and read its elements inside" % name)
+
+
 def _sort_args(name, axis, kind, order, stable):
+    _no_kernel(name)
     if order is not None:
         raise FritTypeError("frit.%s: order= needs structured dtypes, which frit does not have" % name)
     if kind not in _KINDS:
@@ -84,6 +92,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None)
 def searchsorted(a, v, side="left", sorter=None):
     """Insertion points of v into the sorted 1-d a (numpy semantics, NaN last); an unsorted a
     gives unspecified indices, as in numpy."""
+    _no_kernel("searchsorted")
     if side not in ("left", "right"):
         raise ValueError("frit.searchsorted: side must be 'left' or 'right', not %r" % (side,))
     a = operand(a)

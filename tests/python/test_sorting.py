@@ -194,6 +194,10 @@ def test_sort_bad_input():
         frit.sort(x, kind="bogo")
     with pytest.raises(frit.FritTypeError, match="order"):
         frit.sort(x, order="f0")
+    a, out = frit.asarray(x[0]), frit.zeros(3)
+    with pytest.raises(frit.FritError, match="inside frit.kernel"):
+        with frit.kernel(3) as i:
+            out[i] = frit.sort(a)[i]
 
 
 # ---------------------------------------------------------------- searchsorted
