@@ -277,9 +277,9 @@ static frit_tensor *fill(frit_ctx *ctx, frit_dtype dt, int64_t v, int nd, frit_u
  * vals. Rows of n <= SMALL_ROW: insertion sort (decided at build time for a static n, per run
  * for a symbolic one, each path then guarded by its condition); longer rows: radix sort, for
  * many rows a row per kernel point, for a few static rows passes of three kernels over chunks
- * of the rows (many threads per row). Radix passes go through two scratch pairs: A (the inputs) -> B -> C -> B ...
- * The scratch buffers get distinct fill values: equal constant tensors are one node
- * (hash-consing), and a kernel would then write two buffers as one. */
+ * of the rows (many threads per row). Radix passes go through two scratch pairs: A (the
+ * inputs) -> B -> C -> B ... The scratch buffers get distinct fill values: equal constant
+ * tensors are one node (hash-consing), and a kernel would then write two buffers as one. */
 static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) {
   const frit_shape *s = ti_shape(ctx, k);
   frit_uop *R = s->dims[0], *N = s->dims[1];
