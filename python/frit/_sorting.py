@@ -218,13 +218,72 @@ def _reshape_like(flat, like):
     return apply(_b_reshape_as, [flat, like])
 
 
+def _unique_axis(ar, axis, want_index, want_inverse, want_counts, size, fill_value):
+    """Unique slices along `axis` (numpy's unique(axis=k)): slices compared element by element
+    (-0.0 equals 0.0, a NaN makes its slice distinct), sorted lexicographically (NaN last)."""
+    x = operand(ar)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise FritTypeError("frit.unique: axis must be an int or None, not %s" % type(axis).__name__)
+    if not -x.ndim <= axis < x.ndim:
+        raise FritError("frit.unique: axis %d is out of bounds for an array of dimension %d"
+                        % (axis, x.ndim))
+    xm = O.moveaxis(x, axis, 0)
+    rest = xm.shape[1:]
+    if None in rest:
+        raise FritError("frit.unique: axis=%d needs the other axes static (shape %s)"
+                        % (axis, x.shape))
+    k = int(np.prod(rest, dtype=np.int64))
+    if k == 0:
+        raise FritError("frit.unique: axis=%d of an array with empty slices (shape %s)"
+                        % (axis, x.shape))
+    rows = O.reshape(xm, (-1, k)) if xm.shape[0] is not None else \
+        apply(_b_rows, [xm], (k,))
+    # lexicographic order: stable sorts by the last column first
+    perm = argsort(rows[:, k - 1])
+    for j in range(k - 2, -1, -1):
+        perm = O.take(perm, argsort(O.take(rows[:, j], perm)))
+    s = O.take(rows, perm, axis=0)
+    pos = O.cumsum(O.ones_like(perm)) - 1
+    prev = O.take(s, O.maximum(pos - 1, 0), axis=0)
+    m = (pos == 0) | O.any(O.not_equal(s, prev), axis=1)
+    if size is None and not _traced(m):
+        O.realize(m, s, perm)
+    n = _size("unique", m, size)
+    pos_c = O.cumsum(O.astype(m, D.int64)) - 1
+    tgt = O.where(m & (pos_c < n), pos_c, n)
+    vals = O.zeros((n + 1, k), dtype=x.dtype).at[tgt].set(s)[:n]
+    if fill_value is not None:
+        vals = O.where(O.reshape(O.arange(n) < O.sum(O.astype(m, D.int64)), (n, 1)), vals,
+                       O.asarray(fill_value, dtype=x.dtype))
+    vals = O.moveaxis(O.reshape(vals, (n,) + tuple(rest)), 0, axis)
+    out = [vals]
+    if want_index:
+        out.append(O.zeros((n + 1,), dtype=D.int64).at[tgt].set(perm)[:n])
+    group = O.cumsum(O.astype(m, D.int64)) - 1
+    if want_inverse:
+        out.append(O.zeros_like(group).at[perm].set(group))
+    if want_counts:
+        out.append(O.zeros((n + 1,), dtype=D.int64).at[O.where(group < n, group, n)].add(1)[:n])
+    return out
+
+
+def _b_rows(ctx, ts, k):
+    from ._indexing import _dims
+    d = [_dims(ts[0])[0], L.lib.frit_const_int(ctx, L.I64, k)]
+    return L.lib.frit_reshape_sym(ctx, ts[0], 2, (_p * 2)(*d))
+
+
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True, size=None, fill_value=None):
-    """numpy's unique (axis=None): sorted unique values, optionally the first index of each, the
-    inverse (input shape, as numpy 2) and the counts. Under jit pass size= (values padded with
-    fill_value, default the smallest value; counts with 0)."""
+    """numpy's unique: sorted unique values (axis=None: of the flattened array; axis=k: unique
+    slices along k), optionally the first index of each, the inverse (axis=None: the input's
+    shape, as numpy 2) and the counts. Under jit pass size= (values padded with fill_value,
+    default the smallest value (axis=None) or 0; indices and counts with 0)."""
+    _no_kernel("unique")
     if axis is not None:
-        raise FritError("frit.unique: only axis=None is supported")
+        out = _unique_axis(ar, axis, return_index, return_inverse, return_counts, size,
+                           fill_value)
+        return out[0] if len(out) == 1 else tuple(out)
     out = _unique("unique", ar, return_index, return_inverse, return_counts, equal_nan, size,
                   fill_value)
     return out[0] if len(out) == 1 else tuple(out)
