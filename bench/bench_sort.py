@@ -1,7 +1,7 @@
 """Sorting benchmarks, each with its numpy peer measured in this same process: frit.sort of 1e6
 and 1e7 float32 (one row: one thread) vs np.sort, frit.argsort (stable) of 1e6 float32 vs
-np.argsort(kind="stable"), and a batch of 1000 rows of 1000 float32 sorted along the last axis
-(rows run in parallel) vs np.sort. Prints JSON lines like bench_control.py; bench/run merges them.
+np.argsort(kind="stable"), and batches of 1000 rows of 1000 and 10000 rows of 100 float32 sorted
+along the last axis (rows run in parallel) vs np.sort. Prints JSON lines like bench_control.py; bench/run merges them.
 Usage: bench_sort.py [NAME...] (names containing one of these run; none: all)."""
 import json
 import os
@@ -76,7 +76,8 @@ def bench_rows(r, n, name):
 BENCHES = [("sort_f32_1m", lambda: bench_sort(1_000_000, "sort_f32_1m")),
            ("sort_f32_10m", lambda: bench_sort(10_000_000, "sort_f32_10m")),
            ("argsort_f32_1m", lambda: bench_argsort(1_000_000, "argsort_f32_1m")),
-           ("sort_rows_1000x1000", lambda: bench_rows(1000, 1000, "sort_rows_1000x1000"))]
+           ("sort_rows_1000x1000", lambda: bench_rows(1000, 1000, "sort_rows_1000x1000")),
+           ("sort_rows_10000x100", lambda: bench_rows(10000, 100, "sort_rows_10000x100"))]
 
 if __name__ == "__main__":
     want = sys.argv[1:]
