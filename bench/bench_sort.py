@@ -1,7 +1,8 @@
 """Sorting benchmarks, each with its numpy peer measured in this same process: frit.sort of 1e6
-and 1e7 float32 (one row: one thread) vs np.sort, frit.argsort (stable) of 1e6 float32 vs
-np.argsort(kind="stable"), and batches of 1000 rows of 1000 and 10000 rows of 100 float32 sorted
-along the last axis (rows run in parallel) vs np.sort. Prints JSON lines like bench_control.py; bench/run merges them.
+and 1e7 float32 (one row, split into chunks over the threads) vs np.sort, frit.argsort (stable)
+of 1e6 float32 vs np.argsort(kind="stable"), and batches of 1000 rows of 1000 and 10000 rows of
+100 float32 sorted along the last axis (rows in parallel) vs np.sort. Prints JSON lines like
+bench_control.py; bench/run merges them.
 Usage: bench_sort.py [NAME...] (names containing one of these run; none: all)."""
 import json
 import os
@@ -52,7 +53,7 @@ def bench_sort(n, name):
     tf = times(lambda: np.asarray(f(x)))
     tn = times(lambda: np.sort(x))
     emit(name, tf, "np.sort (numpy %s, same run)" % np.__version__, tn, ok,
-         first_call_s=round(compile_s, 2), note="LSD radix sort, 4 passes of 8 bits, one row")
+         first_call_s=round(compile_s, 2), note="LSD radix sort, 4 passes of 8 bits, chunks of one row in parallel")
 
 
 def bench_argsort(n, name):
