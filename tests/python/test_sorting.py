@@ -394,7 +394,9 @@ def test_interp(path, rng):
                                             frit.interp(a, d, c, period=2.5)), x, xp, fp, xq)
         np.testing.assert_allclose(got[0], np.interp(x, xp, fp), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(got[1], np.interp(x, xp, fp, left=-9, right=9), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(got[2], np.interp(x, xq, fp, period=2.5), rtol=1e-12, atol=1e-12)
+        with np.errstate(invalid="ignore"):      # numpy: inf % period
+            want = np.interp(x, xq, fp, period=2.5)
+        np.testing.assert_allclose(got[2], want, rtol=1e-12, atol=1e-12)
         assert got[0].dtype == np.float64
 
 
