@@ -414,6 +414,16 @@ frit_tensor *frit_one_hot(frit_ctx *ctx, frit_tensor *idx, int64_t num_classes, 
  * wins). Other index forms reduce to this one by flattening the indexed axes of x. */
 frit_tensor *frit_scatter(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, frit_tensor *updates,
                           frit_atomic_op mode);
+/* Sorting (src/tensor/sort.c): stable along `axis` (FRIT_NO_AXIS: flattened), ascending or
+ * descending (equal elements keep their order either way); NaNs last in both directions, -0.0
+ * equal to 0.0. Every bool/int/uint/float dtype. argsort gives i64 positions along the axis.
+ * searchsorted: for each element of v, the i64 insertion point into the sorted 1-d a (left: the
+ * first i with a[i] >= v; right: the first with a[i] > v; in the same total order), with the
+ * optional i64 permutation `sorter` (a[sorter] sorted; NULL: none). An unsorted a gives some
+ * index (as numpy: undefined). */
+frit_tensor *frit_sort(frit_ctx *ctx, frit_tensor *x, int axis, int descending);
+frit_tensor *frit_argsort(frit_ctx *ctx, frit_tensor *x, int axis, int descending);
+frit_tensor *frit_searchsorted(frit_ctx *ctx, frit_tensor *a, frit_tensor *v, int right, frit_tensor *sorter);
 
 /* ================= shader-like code: explicit kernels and host loops =================
  * Builders record code in program order; the ctx holds the open structure (one kernel at a time,

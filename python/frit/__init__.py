@@ -29,3 +29,6 @@ from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  #
                        scatter_or, scatter_xor, scatter_set, indices, set_bounds, get_bounds)
 from ._diagonal import diagonal, trace  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from ._sorting import (sort, argsort, searchsorted, nonzero, flatnonzero, argwhere,  # noqa: E402,F401
+                       unique, unique_all, unique_counts, unique_inverse, unique_values, interp,
+                       histogram)

@@ -603,6 +603,24 @@ class Array:
     def cumsum(self, axis=None, dtype=None):
         return _ops.cumsum(self, axis=axis, dtype=dtype)
 
+    def sort(self, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+        """In place, as numpy: x is rebound to frit.sort(x, ...); returns None."""
+        from . import _sorting
+        _control.rebind(self, _sorting.sort(self, axis, kind, order, descending=descending,
+                                            stable=stable)._n)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+        from . import _sorting
+        return _sorting.argsort(self, axis, kind, order, descending=descending, stable=stable)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        from . import _sorting
+        return _sorting.searchsorted(self, v, side, sorter)
+
+    def nonzero(self, *, size=None, fill_value=None):
+        from . import _sorting
+        return _sorting.nonzero(self, size=size, fill_value=fill_value)
+
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]

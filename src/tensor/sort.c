@@ -1,0 +1,430 @@
+/* Sorting and searching (frit_sort, frit_argsort, frit_searchsorted) as explicit kernels built
+ * with the kernel builder: a stable LSD radix sort per row on order-preserving unsigned keys. */
+#include "tensor/tensor_internal.h"
+
+/* Rows of at most this many elements are sorted by insertion (no count buffer): below this the
+ * radix sort's per-pass clear and prefix of 256 counts cost more than the row itself. */
+#define SMALL_ROW 64
+
+/* ---------- kernel-scalar shorthands (0-d tensors of one dtype) ---------- */
+
+static frit_tensor *kc(frit_ctx *ctx, frit_dtype dt, int64_t v) { return frit_scalar_i(ctx, dt, v); }
+static frit_tensor *k2(frit_ctx *ctx, frit_op op, frit_tensor *a, frit_tensor *b) { return ti_alu2(ctx, op, a, b); }
+static frit_tensor *ld2(frit_ctx *ctx, frit_tensor *t, frit_tensor *a, frit_tensor *b) {
+  return frit_kernel_load(ctx, t, 2, (frit_tensor *const[]){a, b});
+}
+static void st2(frit_ctx *ctx, frit_tensor *t, frit_tensor *a, frit_tensor *b, frit_tensor *v) {
+  frit_kernel_store(ctx, t, 2, (frit_tensor *const[]){a, b}, v);
+}
+static frit_tensor *bitcast(frit_ctx *ctx, frit_tensor *x, frit_dtype dt) {
+  if (!x) return NULL;
+  frit_uop *u = TI_U(x);
+  frit_tensor *b = TI_T(frit_uop_new(ctx, FRIT_OP_BITCAST, dt, &u, 1, NULL));
+  return b && frit_shape_of(ctx, TI_U(b)) ? b : NULL;
+}
+
+static frit_dtype key_dtype(frit_dtype dt) {
+  int bits = frit_dtype_is_bool(dt) ? 8 : frit_dtype_bits(dt);
+  return bits == 8 ? FRIT_U8 : bits == 16 ? FRIT_U16 : bits == 32 ? FRIT_U32 : FRIT_U64;
+}
+
+static bool sortable(frit_dtype dt) {
+  return frit_dtype_is_bool(dt) || frit_dtype_is_int(dt) || frit_dtype_is_float(dt);
+}
+
+/* Unsigned keys whose unsigned order is the sort order: integers with the sign bit flipped;
+ * floats by sign and magnitude with -0.0 equal to 0.0 and every NaN the largest key (last in
+ * both directions, as numpy puts NaNs last); descending inverts every other key. */
+static frit_tensor *sort_keys(frit_ctx *ctx, frit_tensor *x, bool descending) {
+  frit_dtype dt = TI_U(x)->dtype, ut = key_dtype(dt);
+  int bits = frit_dtype_bits(ut);
+  uint64_t sign = 1ull << (bits - 1), umax = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+  frit_tensor *k, *nan = NULL;
+  if (frit_dtype_is_bool(dt) || frit_dtype_is_unsigned(dt)) {
+    k = ti_cast(ctx, x, ut);
+  } else if (frit_dtype_is_int(dt)) {
+    k = k2(ctx, FRIT_OP_XOR, bitcast(ctx, x, ut), ti_const_i(ctx, ut, (int64_t)sign, x));
+  } else {
+    frit_tensor *b = bitcast(ctx, x, ut);
+    frit_tensor *zero = ti_alu2(ctx, FRIT_OP_CMPEQ, x, ti_const_f(ctx, dt, 0.0, x));
+    b = ti_where(ctx, zero, ti_const_i(ctx, ut, 0, x), b);
+    frit_tensor *neg = k2(ctx, FRIT_OP_CMPNE, k2(ctx, FRIT_OP_AND, b, ti_const_i(ctx, ut, (int64_t)sign, x)),
+                          ti_const_i(ctx, ut, 0, x));
+    k = ti_where(ctx, neg, ti_alu1(ctx, FRIT_OP_NOT, b), k2(ctx, FRIT_OP_OR, b, ti_const_i(ctx, ut, (int64_t)sign, x)));
+    nan = ti_alu2(ctx, FRIT_OP_CMPNE, x, x);
+  }
+  if (descending) k = ti_alu1(ctx, FRIT_OP_NOT, k);
+  if (nan) k = ti_where(ctx, nan, ti_const_i(ctx, ut, (int64_t)umax, x), k);
+  return k;
+}
+
+/* x with `axis` moved last and the other axes merged: (R, n). */
+static frit_tensor *as_rows(frit_ctx *ctx, frit_tensor *x, int axis, int *perm) {
+  const frit_shape *s = ti_shape(ctx, x);
+  int nd = s->ndim, j = 0;
+  for (int a = 0; a < nd; a++)
+    if (a != axis) perm[j++] = a;
+  perm[j] = axis;
+  frit_tensor *p = ti_permute(ctx, x, perm);
+  frit_uop *r = ti_dim(ctx, 1);
+  for (int a = 0; a < nd; a++)
+    if (a != axis) r = ti_dim_mul(ctx, r, s->dims[a]);
+  return frit_reshape_sym(ctx, p, 2, (frit_uop *const[]){r, s->dims[axis]});
+}
+
+/* Inverse of as_rows: (R, n) back to x's shape with the sorted axis in place. */
+static frit_tensor *from_rows(frit_ctx *ctx, frit_tensor *rows, frit_tensor *x, const int *perm) {
+  const frit_shape *s = ti_shape(ctx, x);
+  int nd = s->ndim, inv[FRIT_MAX_DIMS];
+  frit_uop *dims[FRIT_MAX_DIMS];
+  for (int a = 0; a < nd; a++) dims[a] = s->dims[perm[a]], inv[perm[a]] = a;
+  return ti_permute(ctx, frit_reshape_sym(ctx, rows, nd, dims), inv);
+}
+
+/* Stable insertion sort of each row of (keys, vals) in place, for short static rows. */
+static void insertion_rows(frit_ctx *ctx, frit_tensor *r, frit_tensor *n, frit_tensor *ks, frit_tensor *vs) {
+  frit_tensor *i, *j;
+  frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 1), n, kc(ctx, FRIT_I64, 1), &i);
+  frit_tensor *k = ld2(ctx, ks, r, i), *v = ld2(ctx, vs, r, i);
+  int pos = frit_kernel_var(ctx, FRIT_I64, i);
+  frit_kernel_loop_begin(ctx, k2(ctx, FRIT_OP_SUB, i, kc(ctx, FRIT_I64, 1)), kc(ctx, FRIT_I64, -1),
+                         kc(ctx, FRIT_I64, -1), &j);
+  frit_tensor *kj = ld2(ctx, ks, r, j);
+  frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLE, kj, k));
+  frit_kernel_break(ctx);
+  frit_kernel_if_end(ctx);
+  frit_tensor *j1 = k2(ctx, FRIT_OP_ADD, j, kc(ctx, FRIT_I64, 1));
+  st2(ctx, ks, r, j1, kj);
+  st2(ctx, vs, r, j1, ld2(ctx, vs, r, j));
+  frit_kernel_var_set(ctx, pos, j);
+  frit_kernel_loop_end(ctx);
+  frit_tensor *p = frit_kernel_var_get(ctx, pos);
+  st2(ctx, ks, r, p, k);
+  st2(ctx, vs, r, p, v);
+  frit_kernel_loop_end(ctx);
+}
+
+static frit_tensor *ld3(frit_ctx *ctx, frit_tensor *t, frit_tensor *a, frit_tensor *b, frit_tensor *c) {
+  return frit_kernel_load(ctx, t, 3, (frit_tensor *const[]){a, b, c});
+}
+static void st3(frit_ctx *ctx, frit_tensor *t, frit_tensor *a, frit_tensor *b, frit_tensor *c, frit_tensor *v) {
+  frit_kernel_store(ctx, t, 3, (frit_tensor *const[]){a, b, c}, v);
+}
+
+/* Closes the open kernel and moves every tensor of `ts` that it wrote to its new version. */
+static bool close_kernel(frit_ctx *ctx, frit_tensor **const *ts, int n) {
+  int nw = frit_kernel_end(ctx);
+  if (nw < 0) return false;
+  for (int w = 0; w < nw; w++) {
+    frit_tensor *old, *nu;
+    if (frit_kernel_written(ctx, w, &old, &nu) != FRIT_OK) return false;
+    for (int i = 0; i < n; i++)
+      if (*ts[i] == old) *ts[i] = nu;
+  }
+  return true;
+}
+
+/* Rows are cut into chunks of CHUNK elements so that one long row is counted and scattered by
+ * many kernel points (threads) at once; the per-chunk counts keep the order stable. */
+#define CHUNK (1 << 16)
+/* At most this many static rows take the chunked passes (see sort_rows). */
+#define FEW_ROWS 8
+
+typedef struct radix {
+  frit_tensor *n, *nchunks, *cnt; /* row length, chunks per row (0-d i64), counts (R.., C, 256) */
+  frit_uop *rows, *grid[2];       /* R; the chunk grid: (R * C) for a static R, else (R, C) */
+  int grid_nd;
+} radix;
+
+/* d itself, or max(d, 0) when range analysis cannot tell that d >= 0 (a product of several
+ * symbolic dims may overflow its bounds): kernel grids must be provably non-negative. */
+static frit_uop *grid_dim(frit_ctx *ctx, frit_uop *d) {
+  if (!d || frit_uop_vmin(d) >= 0) return d;
+  frit_uop *m = frit_binary(ctx, FRIT_OP_MAX, d, ti_dim(ctx, 0));
+  return m ? frit_simplify(ctx, m) : NULL;
+}
+
+/* Opens a kernel over the chunk grid; the point's row, chunk and element range [lo, hi). One
+ * flat axis when R is static, so that the chunks of one long row run in parallel (a 2-d grid
+ * splits only its first axis among threads); (R, C) otherwise, as range analysis cannot bound
+ * a product of three symbolic dims. */
+static bool chunk_kernel(frit_ctx *ctx, const char *name, const radix *rx, frit_tensor **r, frit_tensor **c,
+                         frit_tensor **lo, frit_tensor **hi) {
+  frit_tensor *q[2];
+  if (frit_kernel_begin(ctx, name, rx->grid_nd, rx->grid, q) != FRIT_OK) return false;
+  if (rx->grid_nd == 1) {
+    *r = k2(ctx, FRIT_OP_IDIV, q[0], rx->nchunks);
+    *c = k2(ctx, FRIT_OP_MOD, q[0], rx->nchunks);
+  } else {
+    *r = q[0], *c = q[1];
+  }
+  *lo = k2(ctx, FRIT_OP_MUL, *c, kc(ctx, FRIT_I64, CHUNK));
+  *hi = k2(ctx, FRIT_OP_MIN, k2(ctx, FRIT_OP_ADD, *lo, kc(ctx, FRIT_I64, CHUNK)), rx->n);
+  return true;
+}
+
+static frit_tensor *digit(frit_ctx *ctx, frit_tensor *key, int p) {
+  frit_dtype ut = TI_U(key)->dtype;
+  frit_tensor *sh = k2(ctx, FRIT_OP_SHR, key, kc(ctx, ut, 8 * p));
+  return ti_cast(ctx, k2(ctx, FRIT_OP_AND, sh, kc(ctx, ut, 255)), FRIT_I64);
+}
+
+/* Opens `if (n > SMALL_ROW)` when shorter rows may occur (insertion sort takes them). */
+static void if_long(frit_ctx *ctx, const radix *rx, bool guard) {
+  if (guard) frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, SMALL_ROW), rx->n));
+}
+
+/* One stable LSD radix pass on the 8-bit digit p: three kernels (count per chunk, exclusive
+ * prefix per row over (digit, chunk), scatter per chunk) from (sk, sv) into (*dk, *dv); the
+ * last pass writes no keys. */
+static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, frit_tensor *sk, frit_tensor *sv,
+                       frit_tensor **dk, frit_tensor **dv) {
+  frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *c256 = kc(ctx, FRIT_I64, 256);
+  frit_tensor *r, *c, *lo, *hi, *i, *d;
+  frit_tensor **ts[3] = {&rx->cnt, dk, dv};
+  /* count */
+  if (!chunk_kernel(ctx, "sort_count", rx, &r, &c, &lo, &hi)) return false;
+  if_long(ctx, rx, guard);
+  frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+  st3(ctx, rx->cnt, r, c, d, zero);
+  frit_kernel_loop_end(ctx);
+  frit_kernel_loop_begin(ctx, lo, hi, one, &i);
+  frit_tensor *dg = digit(ctx, ld2(ctx, sk, r, i), p);
+  st3(ctx, rx->cnt, r, c, dg, k2(ctx, FRIT_OP_ADD, ld3(ctx, rx->cnt, r, c, dg), one));
+  frit_kernel_loop_end(ctx);
+  if (guard) frit_kernel_if_end(ctx);
+  if (!close_kernel(ctx, ts, 1)) return false;
+  /* exclusive prefix in (digit, chunk) order */
+  if (frit_kernel_begin(ctx, "sort_prefix", 1, &rx->rows, &r) != FRIT_OK) return false;
+  if_long(ctx, rx, guard);
+  int run = frit_kernel_var(ctx, FRIT_I64, zero);
+  frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+  frit_kernel_loop_begin(ctx, zero, rx->nchunks, one, &c);
+  frit_tensor *t = ld3(ctx, rx->cnt, r, c, d), *acc = frit_kernel_var_get(ctx, run);
+  st3(ctx, rx->cnt, r, c, d, acc);
+  frit_kernel_var_set(ctx, run, k2(ctx, FRIT_OP_ADD, acc, t));
+  frit_kernel_loop_end(ctx);
+  frit_kernel_loop_end(ctx);
+  if (guard) frit_kernel_if_end(ctx);
+  if (!close_kernel(ctx, ts, 1)) return false;
+  /* scatter */
+  if (!chunk_kernel(ctx, "sort_scatter", rx, &r, &c, &lo, &hi)) return false;
+  if_long(ctx, rx, guard);
+  frit_kernel_loop_begin(ctx, lo, hi, one, &i);
+  frit_tensor *key = ld2(ctx, sk, r, i), *dk_ = digit(ctx, key, p);
+  frit_tensor *pos = ld3(ctx, rx->cnt, r, c, dk_);
+  st3(ctx, rx->cnt, r, c, dk_, k2(ctx, FRIT_OP_ADD, pos, one));
+  if (!last) st2(ctx, *dk, r, pos, key);
+  st2(ctx, *dv, r, pos, ld2(ctx, sv, r, i));
+  frit_kernel_loop_end(ctx);
+  if (guard) frit_kernel_if_end(ctx);
+  return close_kernel(ctx, ts, 3);
+}
+
+/* The whole radix sort of one row in one kernel point (rows of SMALL_ROW < n <= CHUNK: a row and
+ * its 256 counts stay in cache through all passes), over the same buffers as the chunked passes:
+ * A -> B -> C -> B ...; cnt is (R.., 256). */
+static bool radix_rows(frit_ctx *ctx, frit_uop *R, frit_tensor *n, frit_tensor *cond, frit_tensor *k,
+                       frit_tensor *vals, frit_tensor **bk, frit_tensor **bv, frit_tensor **cnt, int passes) {
+  frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *c256 = kc(ctx, FRIT_I64, 256);
+  frit_tensor *r, *i, *d;
+  frit_tensor **ts[5] = {cnt, &bk[0], &bv[0], &bk[1], &bv[1]};
+  R = grid_dim(ctx, R);
+  if (frit_kernel_begin(ctx, "sort_rows", 1, &R, &r) != FRIT_OK) return false;
+  if (cond) frit_kernel_if_begin(ctx, cond);
+  for (int p = 0; p < passes; p++) {
+    frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
+    frit_tensor *dk = bk[p % 2], *dv = bv[p % 2];
+    frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+    st2(ctx, *cnt, r, d, zero);
+    frit_kernel_loop_end(ctx);
+    frit_kernel_loop_begin(ctx, zero, n, one, &i);
+    frit_tensor *dg = digit(ctx, ld2(ctx, sk, r, i), p);
+    st2(ctx, *cnt, r, dg, k2(ctx, FRIT_OP_ADD, ld2(ctx, *cnt, r, dg), one));
+    frit_kernel_loop_end(ctx);
+    int sum = frit_kernel_var(ctx, FRIT_I64, zero);
+    frit_kernel_loop_begin(ctx, zero, c256, one, &d);
+    frit_tensor *c = ld2(ctx, *cnt, r, d), *acc = frit_kernel_var_get(ctx, sum);
+    st2(ctx, *cnt, r, d, acc);
+    frit_kernel_var_set(ctx, sum, k2(ctx, FRIT_OP_ADD, acc, c));
+    frit_kernel_loop_end(ctx);
+    frit_kernel_loop_begin(ctx, zero, n, one, &i);
+    frit_tensor *key = ld2(ctx, sk, r, i), *dg2 = digit(ctx, key, p);
+    frit_tensor *pos = ld2(ctx, *cnt, r, dg2);
+    st2(ctx, *cnt, r, dg2, k2(ctx, FRIT_OP_ADD, pos, one));
+    if (p + 1 < passes) st2(ctx, dk, r, pos, key);
+    st2(ctx, dv, r, pos, ld2(ctx, sv, r, i));
+    frit_kernel_loop_end(ctx);
+  }
+  if (cond) frit_kernel_if_end(ctx);
+  return close_kernel(ctx, ts, 5);
+}
+
+/* max(0, min(1, d)) as a dim: 1 when d > 0 (d an integer dim expression). */
+static frit_uop *positive(frit_ctx *ctx, frit_uop *d) {
+  if (!d) return NULL;
+  if (d->op == FRIT_OP_CONST) return ti_dim(ctx, d->arg.value.i > 0);
+  frit_uop *r = frit_binary(ctx, FRIT_OP_MIN, frit_binary(ctx, FRIT_OP_MAX, d, ti_dim(ctx, 0)), ti_dim(ctx, 1));
+  return r ? frit_simplify(ctx, r) : NULL;
+}
+
+static frit_tensor *fill(frit_ctx *ctx, frit_dtype dt, int64_t v, int nd, frit_uop *const *dims) {
+  frit_scalar sc = frit_dtype_is_float(dt) ? (frit_scalar){.f = (double)v} : (frit_scalar){.i = v};
+  return ti_full(ctx, dt, frit_scalar_normalize(sc, dt), nd, dims);
+}
+
+/* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape, not bool); returns the sorted
+ * vals. Rows of n <= SMALL_ROW: insertion sort (decided at build time for a static n, per run
+ * for a symbolic one, each path then guarded by its condition); longer rows: radix sort, for
+ * many rows a row per kernel point, for a few static rows passes of three kernels over chunks
+ * of the rows (many threads per row). Radix passes go through two scratch pairs: A (the
+ * inputs) -> B -> C -> B ... The scratch buffers get distinct fill values: equal constant
+ * tensors are one node (hash-consing), and a kernel would then write two buffers as one. */
+static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) {
+  const frit_shape *s = ti_shape(ctx, k);
+  frit_uop *R = s->dims[0], *N = s->dims[1];
+  frit_uop *gt_small = positive(ctx, ti_dim_sub(ctx, N, ti_dim(ctx, SMALL_ROW)));
+  int64_t nstat = frit_dim_value(N);
+  frit_dtype ut = TI_U(k)->dtype, vt = TI_U(vals)->dtype;
+  int passes = frit_dtype_bits(ut) / 8;
+  frit_tensor *ntensor = frit_tensor_of(ctx, N);
+  if (!ntensor || !gt_small) return NULL;
+  if (nstat >= 0 && nstat <= 1) return vals;
+  /* chunked passes serve a few static rows (a 1-d sort): they bring threads to one row; many
+   * rows are parallel already and sort faster a row per point, in cache (and two radix paths for
+   * symbolic rows would double the code to compile) */
+  bool stat = nstat >= 0, few = frit_dim_value(R) >= 0 && frit_dim_value(R) <= FEW_ROWS;
+  bool may_insert = !stat || nstat <= SMALL_ROW;
+  bool may_mid = !few && (!stat || nstat > SMALL_ROW), may_long = few && (!stat || nstat > SMALL_ROW);
+  frit_tensor *bk[2] = {fill(ctx, ut, 0, 2, s->dims), fill(ctx, ut, 3, 2, s->dims)};
+  frit_tensor *bv[2] = {fill(ctx, vt, 1, 2, s->dims), fill(ctx, vt, 4, 2, s->dims)};
+  int res = (passes + 1) % 2; /* the pair the last pass writes */
+  frit_tensor *small = k2(ctx, FRIT_OP_CMPLE, ntensor, kc(ctx, FRIT_I64, SMALL_ROW));
+  if (may_mid) {
+    frit_tensor *cnt = fill(ctx, FRIT_I64, 2, 2, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), ti_dim(ctx, 256)});
+    frit_tensor *cond = stat ? NULL : ti_alu1(ctx, FRIT_OP_NOT, small);
+    if (!radix_rows(ctx, R, ntensor, cond, k, vals, bk, bv, &cnt, passes)) return NULL;
+  }
+  if (may_long) {
+    radix rx = {.n = ntensor};
+    frit_uop *C = ti_dim_cdiv(ctx, N, CHUNK);
+    rx.nchunks = frit_tensor_of(ctx, C);
+    rx.rows = grid_dim(ctx, R);
+    if (frit_dim_value(R) >= 0)
+      rx.grid_nd = 1, rx.grid[0] = grid_dim(ctx, ti_dim_mul(ctx, R, C));
+    else
+      rx.grid_nd = 2, rx.grid[0] = rx.rows, rx.grid[1] = grid_dim(ctx, C);
+    rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), C, ti_dim(ctx, 256)});
+    if (!rx.nchunks || !rx.grid[0] || !rx.cnt) return NULL;
+    for (int p = 0; p < passes; p++) {
+      frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
+      if (!radix_pass(ctx, &rx, p, p + 1 == passes, !stat, sk, sv, &bk[p % 2], &bv[p % 2])) return NULL;
+    }
+  }
+  if (may_insert) {
+    frit_tensor *r, *i, **ts[2] = {&bk[res], &bv[res]};
+    frit_uop *RG = grid_dim(ctx, R);
+    if (frit_kernel_begin(ctx, "sort_short", 1, &RG, &r) != FRIT_OK) return NULL;
+    if (!stat) frit_kernel_if_begin(ctx, small);
+    frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
+    st2(ctx, bk[res], r, i, ld2(ctx, k, r, i));
+    st2(ctx, bv[res], r, i, ld2(ctx, vals, r, i));
+    frit_kernel_loop_end(ctx);
+    insertion_rows(ctx, r, ntensor, bk[res], bv[res]);
+    if (!stat) frit_kernel_if_end(ctx);
+    if (!close_kernel(ctx, ts, 2)) return NULL;
+  }
+  return bv[res];
+}
+
+static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int axis, int descending, bool arg) {
+  if (!ti_ok(ctx, op, &x, 1)) return NULL;
+  frit_dtype dt = TI_U(x)->dtype;
+  if (!sortable(dt)) return TI_FAIL1(ctx, op, x, "cannot sort this dtype");
+  if (axis == FRIT_NO_AXIS) {
+    const frit_shape *s = ti_shape(ctx, x);
+    frit_uop *tot = ti_dim(ctx, 1);
+    for (int d = 0; d < s->ndim; d++) tot = ti_dim_mul(ctx, tot, s->dims[d]);
+    if (!(x = frit_reshape_sym(ctx, x, 1, &tot))) return NULL;
+    axis = 0;
+  }
+  int nd = ti_shape(ctx, x)->ndim;
+  if (nd == 0) {
+    if (!arg) return TI_FAIL1(ctx, op, x, "axis %d is out of bounds for a 0-d array (use axis=None)", axis);
+    if (axis != -1 && axis != 0) return TI_FAIL1(ctx, op, x, "axis %d is out of bounds for a 0-d array", axis);
+    return ti_const_i(ctx, FRIT_I64, 0, x);
+  }
+  int ax = ti_axis(ctx, op, x, axis, nd);
+  if (ax < 0) return NULL;
+  int perm[FRIT_MAX_DIMS];
+  frit_tensor *rows = as_rows(ctx, x, ax, perm);
+  if (!rows) return NULL;
+  frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
+  /* bool values travel as u8: two bool scratch fills would be one constant node */
+  frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : ti_cast(ctx, rows, frit_dtype_is_bool(dt) ? FRIT_U8 : dt);
+  if (!keys || !vals) return NULL;
+  frit_tensor *sorted = sort_rows(ctx, keys, vals);
+  if (sorted && !arg) sorted = ti_cast(ctx, sorted, dt);
+  return sorted ? from_rows(ctx, sorted, x, perm) : NULL;
+}
+
+frit_tensor *frit_sort(frit_ctx *ctx, frit_tensor *x, int axis, int descending) {
+  return sort_impl(ctx, "sort", x, axis, descending, false);
+}
+
+frit_tensor *frit_argsort(frit_ctx *ctx, frit_tensor *x, int axis, int descending) {
+  return sort_impl(ctx, "argsort", x, axis, descending, true);
+}
+
+/* For every element of v, the insertion point into the sorted 1-D a (numpy's searchsorted, in
+ * sort order: NaN last, -0.0 == 0.0): a binary search per element over keys of the common dtype. */
+frit_tensor *frit_searchsorted(frit_ctx *ctx, frit_tensor *a, frit_tensor *v, int right, frit_tensor *sorter) {
+  const char *op = "searchsorted";
+  if (!ti_ok(ctx, op, (frit_tensor *const[]){a, v}, 2)) return NULL;
+  frit_dtype at = TI_U(a)->dtype, vt = TI_U(v)->dtype;
+  if (ti_shape(ctx, a)->ndim != 1)
+    return ti_fail(ctx, op, (frit_tensor *const[]){a, v}, 2, "the sorted array must be 1-d");
+  if (!sortable(at) || !sortable(vt))
+    return ti_fail(ctx, op, (frit_tensor *const[]){a, v}, 2, "cannot search these dtypes");
+  if (sorter) {
+    const frit_shape *ss = ti_shape(ctx, sorter);
+    if (!frit_dtype_is_int(TI_U(sorter)->dtype) || ss->ndim != 1 || !ti_dim_eq(ss->dims[0], ti_shape(ctx, a)->dims[0]))
+      return ti_fail(ctx, op, (frit_tensor *const[]){a, sorter}, 2, "sorter must be a 1-d integer array as long as a");
+    a = frit_take(ctx, a, sorter, 0);
+  }
+  frit_dtype ct = frit_promote(at, vt);
+  frit_tensor *ka = sort_keys(ctx, ti_cast(ctx, a, ct), false);
+  const frit_shape *vs = ti_shape(ctx, v);
+  int nd = vs->ndim;
+  frit_uop *tot = ti_dim(ctx, 1);
+  for (int d = 0; d < nd; d++) tot = ti_dim_mul(ctx, tot, vs->dims[d]);
+  frit_tensor *kv = sort_keys(ctx, frit_reshape_sym(ctx, ti_cast(ctx, v, ct), 1, &tot), false);
+  frit_tensor *out = ti_full(ctx, FRIT_I64, (frit_scalar){.i = 0}, 1, &tot);
+  frit_tensor *n = frit_tensor_of(ctx, ti_shape(ctx, a)->dims[0]), *q = NULL;
+  frit_uop *grid = grid_dim(ctx, tot);
+  if (!ka || !kv || !out || !n || frit_kernel_begin(ctx, op, 1, &grid, &q) != FRIT_OK) return NULL;
+  frit_tensor *key = frit_kernel_load(ctx, kv, 1, &q), *it;
+  int lo = frit_kernel_var(ctx, FRIT_I64, kc(ctx, FRIT_I64, 0)), hi = frit_kernel_var(ctx, FRIT_I64, n);
+  /* at most 64 halvings of [lo, hi) */
+  frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), kc(ctx, FRIT_I64, 64), kc(ctx, FRIT_I64, 1), &it);
+  frit_tensor *l = frit_kernel_var_get(ctx, lo), *h = frit_kernel_var_get(ctx, hi);
+  frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLE, h, l));
+  frit_kernel_break(ctx);
+  frit_kernel_if_end(ctx);
+  frit_tensor *mid = k2(ctx, FRIT_OP_ADD, l, k2(ctx, FRIT_OP_SHR, k2(ctx, FRIT_OP_SUB, h, l), kc(ctx, FRIT_I64, 1)));
+  frit_tensor *km = frit_kernel_load(ctx, ka, 1, &mid);
+  /* left: first i with a[i] >= v; right: first i with a[i] > v */
+  frit_tensor *go_right = right ? k2(ctx, FRIT_OP_CMPLE, km, key) : k2(ctx, FRIT_OP_CMPLT, km, key);
+  frit_kernel_if_begin(ctx, go_right);
+  frit_kernel_var_set(ctx, lo, k2(ctx, FRIT_OP_ADD, mid, kc(ctx, FRIT_I64, 1)));
+  frit_kernel_else(ctx);
+  frit_kernel_var_set(ctx, hi, mid);
+  frit_kernel_if_end(ctx);
+  frit_kernel_loop_end(ctx);
+  frit_kernel_store(ctx, out, 1, &q, frit_kernel_var_get(ctx, lo));
+  int nw = frit_kernel_end(ctx);
+  if (nw < 0) return NULL;
+  frit_tensor *res = out;
+  if (nw == 1 && frit_kernel_written(ctx, 0, NULL, &res) != FRIT_OK) return NULL;
+  return frit_reshape_sym(ctx, res, nd, vs->dims);
+}
