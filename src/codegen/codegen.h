@@ -25,7 +25,10 @@ typedef struct frit_cg_config {
                             else $HOME/.cache/frit (NULL when none of these is known) */
 } frit_cg_config;
 
-#define FRIT_CG_DEFAULT_CFLAGS "-O3 -march=native -fPIC -shared -fopenmp-simd -fno-math-errno -ffp-contract=off"
+/* --param=max-completely-peel-times=0: gcc 12.2 -O3 miscompiles a float sum over a completely
+ * unrolled reversed inner loop (tests/python/test_compiler_bugs.py); clang ignores the param. */
+#define FRIT_CG_DEFAULT_CFLAGS \
+  "-O3 -march=native -fPIC -shared -fopenmp-simd -fno-math-errno -ffp-contract=off --param=max-completely-peel-times=0"
 
 /* opts may be NULL. Never fails except on OOM. */
 frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, frit_cg_config *out);
