@@ -1,6 +1,7 @@
 """frit functions, part 2: movement, linear algebra, nn and creation (numpy names and
 signatures). Builders and elementwise functions live in _ops, which re-exports these."""
 import builtins
+import ctypes as C
 
 import numpy as np
 
@@ -245,29 +246,41 @@ def fliplr(x):
     return flip(x, 1)
 
 
+_roll = L.lib.frit_roll
+_roll.restype = C.c_void_p
+_roll.argtypes = [C.c_void_p, C.c_void_p, C.c_int, C.POINTER(C.c_int64), C.POINTER(C.c_int)]
+
+
+def _b_roll(ctx, ts, n, shifts, axes):
+    return _roll(ctx, ts[0], n, shifts, axes)
+
+
 def roll(x, shift, axis=None):
+    """numpy.roll. The shift is taken modulo the axis length in the graph, so it also holds for
+    symbolic (traced) dims."""
     x = operand(x)
+    shifts = _axes(shift, "shift")
     if axis is None:
-        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
-    shifts, axes = _axes(shift, "shift"), _axes(axis)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    for s, a in zip(shifts, axes):
-        n = x.shape[a]
-        if not n:
-            continue
-        s %= n
-        if s == 0:
-            continue
-        nd = x.ndim
-        st = [None] * nd
-        sp = [None] * nd
-        st[a] = n - s
-        head = slice_(x, st, [None] * nd, [None] * nd)
-        sp[a] = n - s
-        tail = slice_(x, [None] * nd, sp, [None] * nd)
-        x = concatenate([head, tail], a)
-    return x
+        s = builtins.sum(shifts)
+        if not -2 ** 63 <= s < 2 ** 63:
+            if x.size is None:
+                raise FritError("roll: shift %d does not fit 64 bits" % s)
+            s = s % x.size if x.size else 0
+        return apply(_b_roll, [x], (1, _i64([s]), None))
+    axes = _axes(axis)
+    try:
+        pairs = np.broadcast(np.asarray(shifts, dtype=object), np.asarray(axes))
+    except ValueError:
+        raise FritError("roll: shift %s and axis %s must broadcast together" % (shift, axis)) from None
+    sh, ax = [], []
+    for s, a in pairs:
+        if not -2 ** 63 <= s < 2 ** 63:
+            d = x.shape[a] if -x.ndim <= a < x.ndim else None
+            if d is None:
+                raise FritError("roll: shift %d does not fit 64 bits" % s)
+            s = s % d if d else 0
+        sh.append(int(s)), ax.append(int(a))
+    return apply(_b_roll, [x], (len(sh), _i64(sh), _ints(ax)))
 
 
 def repeat(x, repeats, axis=None):

@@ -89,6 +89,18 @@ static bool realize_if_heavy(graph *g, frit_uop *s, int64_t f) {
   return true;
 }
 
+/* A computed value gathered and also read elsewhere (a stencil: roll(u, 1) + roll(u, -1) + u) is
+ * read at several positions per element of one kernel; fused, each step of an iterated stencil
+ * would multiply the work of the steps before it. It is materialised once instead. */
+static bool realize_if_shared(graph *g, frit_uop *s) {
+  frit_uop *c = s;
+  while (!is_real(g, c) && !is_leaf(c) && (frit_op_flags((frit_op)c->op) & FRIT_F_MOVEMENT) && c->op != FRIT_OP_GATHER)
+    c = c->src[0];
+  if (is_real(g, c) || is_leaf(c) || g->ulen[g->pos[s->id]] < 2 || is_real(g, s)) return false;
+  g->real[s->id] = 1;
+  return true;
+}
+
 static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, uint32_t nids) {
   g->in = calloc(nids, 1);
   g->real = calloc(nids, 1);
@@ -165,6 +177,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
     if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_factor(ctx, u));
     if (u->op == FRIT_OP_GATHER) {
       dirty |= realize_if_heavy(g, u->src[0], static_numel(ctx, u->src[1], -1));
+      dirty |= realize_if_shared(g, u->src[0]);
       dirty |= realize_if_heavy(g, u->src[1], static_numel(ctx, u->src[0], (int)u->arg.i0));
     }
     if (u->op == FRIT_OP_SCATTER) { /* keep the sequential update loop free of reductions */
