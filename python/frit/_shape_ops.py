@@ -201,13 +201,14 @@ def atleast_2d(x):
     return reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
 
 
-_PAD_MODES = {"constant": 0, "reflect": 1, "edge": 2}
+# frit_pad_mode; "empty" (values unspecified in numpy) pads with zeros
+_PAD_MODES = {"constant": 0, "reflect": 1, "edge": 2, "symmetric": 3, "wrap": 4, "empty": 0}
 
 
 def pad(x, pad_width, mode="constant", constant_values=0):
     x = operand(x)
     if mode not in _PAD_MODES:
-        raise FritError("pad: mode %r is not supported (constant, reflect, edge)" % (mode,))
+        raise FritError("pad: mode %r is not supported (%s)" % (mode, ", ".join(_PAD_MODES)))
     n = x.ndim
     pw = np.asarray(pad_width)
     if pw.dtype.kind not in "iu":
@@ -284,9 +285,48 @@ def roll(x, shift, axis=None):
 
 
 def repeat(x, repeats, axis=None):
+    """numpy.repeat. repeats: an int, or one count per element along the axis (a sequence, numpy
+    array or concrete frit array; length 1 broadcasts). Per-element counts fix the output size
+    from their values, so a traced (abstract) frit array of counts is an error under frit.jit:
+    pass them as a Python list or numpy array (static), which works with symbolic shapes."""
     x = operand(x)
+    if isinstance(repeats, Array):
+        n = repeats._n
+        if n.np is None and (n.abstract or n.expr is None):
+            raise FritTypeError(
+                "repeat: the repeat counts are a traced array, but the output size depends on their "
+                "values; pass them as a Python list or numpy array (or mark the argument static)")
+        repeats = repeats.numpy()
+    if not isinstance(repeats, (int, np.integer)) or isinstance(repeats, bool):
+        r = np.asarray(repeats)
+        if r.dtype.kind not in "iub" or r.ndim > 1:
+            raise FritTypeError("repeat: repeats must be an int or a 1-D sequence of ints, got %r"
+                                % (repeats,))
+        if r.ndim == 0 or r.size == 1:
+            repeats = int(r.reshape(()))
+        else:
+            return _repeat_each(x, r.astype(np.int64), axis)
     r = _int(repeats, "repeats")
     return apply(_b_repeat, [x], (r, L.NO_AXIS if axis is None else _int(axis, "axis")))
+
+
+def _repeat_each(x, r, axis):
+    """Per-element counts: a take of the static index list np.repeat(arange(n), r)."""
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    ax = _int(axis, "axis")
+    if not -x.ndim <= ax < x.ndim:
+        raise FritError("repeat: axis %d is out of bounds for array of dimension %d" % (ax, x.ndim))
+    n = x.shape[ax]
+    if (r < 0).any():
+        raise FritError("repeat: repeats may not contain negative values")
+    if n is None:
+        raise FritError("repeat: %d per-element counts need the static size of axis %d (array of "
+                        "shape %s)" % (r.size, ax, x.shape))
+    if n != r.size:
+        raise FritError("repeat: operands could not be broadcast together with shape (%d,) (%d,)"
+                        % (n, r.size))
+    return take(x, asarray(np.repeat(np.arange(n, dtype=np.int64), r)), axis=ax)
 
 
 def tile(x, reps):
