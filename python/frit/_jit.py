@@ -21,6 +21,7 @@ from . import _array as A
 from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
+from . import _bounds as B
 from ._errors import FritError, FritTypeError
 
 _p = C.c_void_p
@@ -157,7 +158,7 @@ class _Entry:
     from, the variable bindings, how to size each output and the output pytree."""
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
-                 "sess", "arg_dtypes", "shape_buf", "ndim_buf")
+                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "guards")
 
     def run(self, leaves, sizes):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
@@ -189,6 +190,9 @@ class _Entry:
             st = _run(self.ptr, ins, optr, self.bind, self.nbind)
             if st:
                 raise self.sess.error("run")
+            if self.guards:  # index checks computed with the outputs (frit._bounds)
+                g = self.guards
+                B.raise_failed([o._n.np for o in outs[len(outs) - len(g):]], g)
         if self.static_out:
             return self.out_static
         if self.out_tree is _LEAF:
@@ -464,6 +468,7 @@ class Jitted:
     def _session(self):
         if self._sess is None:
             self._sess = S.Session(bounds=self._bounds)
+            self._sess.index_bounds = self._bounds  # numpy-style indexing too (frit._bounds)
         return self._sess
 
     def _trace(self, key, data, sizes, trees, dts):
@@ -530,6 +535,7 @@ class Jitted:
             else:
                 targs.append(_unflatten(tr, it))
         fn_name = getattr(self._fn, "__qualname__", None) or repr(self._fn)
+        sess.guards = []
         try:
             with sess.as_current():
                 out = self._fn(*targs, **kw)
@@ -545,6 +551,12 @@ class Jitted:
                         o._realize()
                     out_ts.append(o._tensor(sess))
                     out_nodes.append(n)
+                guards = sess.guards
+                sess.guards = []
+                nuser = len(out_ts)
+                for g, _, _ in guards:  # extra outputs, checked after each run
+                    out_ts.append(g._tensor(sess))
+                    out_nodes.append(g._n)
         except FritError as ex:
             _annotate(ex, fn_name)
             raise
@@ -553,7 +565,8 @@ class Jitted:
         e.dynamic = dynamic
         e.out_tree = out_tree
         e.nout = len(out_ts)
-        e.static_out = not out_ts
+        e.static_out = not nuser
+        e.guards = [(None, op, axis) for _, op, axis in guards]
         e.out_static = _unflatten(out_tree, iter(())) if not out_ts else None
         e.arg_dtypes = dts
         nb = len(vars_)

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _dtypes as D
 from . import _lib as L
+from . import _bounds as B
 from ._array import Array, apply, asarray, operand, operands2
 from ._errors import FritError, FritTypeError
 from ._ops import (_b_reshape_dims, _reshape_groups, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
@@ -198,7 +199,7 @@ def atleast_1d(x):
 
 def atleast_2d(x):
     x = operand(x)
-    return reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+    return expand_dims(x, tuple(range(2 - x.ndim))) if x.ndim < 2 else x
 
 
 # frit_pad_mode; "empty" (values unspecified in numpy) pads with zeros
@@ -387,6 +388,9 @@ def tensordot(a, b, axes=2):
     ax_a = [x % a.ndim for x in ax_a]
     ax_b = [x % b.ndim for x in ax_b]
     for i, j in zip(ax_a, ax_b):
+        if a.shape[i] is None or b.shape[j] is None:
+            raise FritError("tensordot: contracting symbolic (traced) dims needs their static sizes "
+                            "(shapes %s and %s)" % (a.shape, b.shape))
         if a.shape[i] != b.shape[j]:
             raise FritError("tensordot: shape-mismatch for sum: %s vs %s" % (a.shape, b.shape))
     fa = [i for i in range(a.ndim) if i not in ax_a]
@@ -449,17 +453,32 @@ def _index_arg(idx, what):
     return idx if idx.dtype is D.int64 else astype(idx, D.int64)
 
 
-def take(x, indices, axis=None):
+def take(x, indices, axis=None, bounds=None):
+    """numpy.take. Out-of-range indices (outside -n..n-1) raise IndexError (bounds="check", the
+    default; under frit.jit when the compiled function runs) or are clamped (bounds="clamp",
+    negatives wrapped once first); see frit.set_bounds."""
     x = operand(x)
     idx = _index_arg(indices, "take")
     ax = L.NO_AXIS if axis is None else _int(axis, "axis")
+    if axis is not None and not -x.ndim <= ax < x.ndim:
+        raise FritError("take: axis %d is out of bounds for array of dimension %d" % (ax, x.ndim))
+    if B.policy(bounds, x) == "check":
+        idx = B.guard(x, ax, idx, "take", flat=axis is None)
     return apply(_b_take, [x, idx], ("frit_take", ax))
 
 
-def take_along_axis(x, indices, axis):
+def take_along_axis(x, indices, axis, bounds=None):
+    """numpy.take_along_axis; out-of-range indices follow `bounds` as in take."""
     x = operand(x)
     idx = _index_arg(indices, "take_along_axis")
-    return apply(_b_take, [x, idx], ("frit_take_along_axis", _int(axis, "axis")))
+    flat = axis is None
+    ax = L.NO_AXIS if flat else _int(axis, "axis")
+    if not flat and not -x.ndim <= ax < x.ndim:
+        raise FritError("take_along_axis: axis %d is out of bounds for array of dimension %d"
+                        % (ax, x.ndim))
+    if B.policy(bounds, x) == "check":
+        idx = B.guard(x, ax, idx, "take_along_axis", flat=flat)
+    return apply(_b_take, [x, idx], ("frit_take_along_axis", ax))
 
 
 def one_hot(indices, num_classes, dtype=D.float32):
