@@ -208,7 +208,7 @@ static frit_tensor *pad_gather_axis(frit_ctx *ctx, frit_tensor *x, int axis, int
   frit_uop *n = ti_shape(ctx, x)->dims[axis];
   frit_uop *len = ti_dim_add(ctx, ti_dim_add(ctx, n, ti_dim(ctx, b)), ti_dim(ctx, a));
   frit_tensor *t = tc_bin(ctx, op, FRIT_OP_SUB, ti_iota(ctx, len), tc_scalar(ctx, FRIT_I64, (double)b));
-  frit_uop *one = ti_dim(ctx, 1), *m;
+  frit_uop *one = ti_dim(ctx, 1), *m = NULL;
   switch (mode) {
   case FRIT_PAD_REFLECT: m = ti_dim_max(ctx, ti_dim_sub(ctx, ti_dim_add(ctx, n, n), ti_dim(ctx, 2)), one); break;
   case FRIT_PAD_SYMMETRIC: m = ti_dim_max(ctx, ti_dim_add(ctx, n, n), one); break;
