@@ -149,6 +149,9 @@ def broadcast_shapes(*shapes):
 
 def broadcast_arrays(*arrays):
     arrays = [operand(a) for a in arrays]
+    if builtins.any(None in a.shape for a in arrays):
+        raise FritError("broadcast_arrays: needs static shapes, got traced (symbolic) shapes %s; "
+                        "use binary ops, which broadcast symbolic dims" % [a.shape for a in arrays])
     try:
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError as e:

@@ -165,3 +165,11 @@ def test_tensordot_and_mask_fall_back_to_static_shapes():
              lambda x: np.tensordot(x, x, axes=([0], [0])), [(5, 6), (7, 3)])
     m = np.array([True, False, True, True, False])
     _jit_two(lambda x: x[m], lambda x: x[m], [(5, 6), (5, 3)])
+
+
+def test_broadcast_arrays_under_jit():
+    f = frit.jit(lambda x, y: frit.broadcast_arrays(x, y))
+    for n in (3, 5):
+        a, b = np.arange(float(n)).reshape(n, 1), np.arange(4.0)
+        for r, e in zip(f(frit.asarray(a), frit.asarray(b)), np.broadcast_arrays(a, b)):
+            np.testing.assert_array_equal(np.asarray(r), e)

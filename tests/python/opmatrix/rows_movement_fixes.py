@@ -66,6 +66,14 @@ ROWS = [
     Row("take", lambda xp, a, i: xp.take(a, i, axis=0), take_cases, dtypes=REAL),
     Row("take_along_axis", lambda xp, a, i: xp.take_along_axis(a, i, axis=0), tal_cases,
         dtypes=REAL),
+    # functions that read shapes and were wrong or failing on symbolic (traced) dims
+    Row("atleast_2d", lambda xp, a: xp.atleast_2d(a), lambda rng, n, dt: [
+        (array(rng, (n,), dt, "small"),), (array(rng, (), dt, "small"),)], dtypes=REAL),
+    Row("argmax", lambda xp, a: xp.argmax(a, axis=1, keepdims=True), pad_cases, dtypes=REAL),
+    Row("argmin", lambda xp, a: xp.argmin(a, axis=None, keepdims=True), pad_cases,
+        dtypes=("float32", "int32")),
+    Row("tensordot", lambda xp, a: xp.tensordot(a, a, axes=([0], [0])), pad_cases,
+        dtypes=("float64",), rtol=1e-12, atol=1e-12),
 ] + [Row("Array.__getitem__", lambda xp, a, s=s: a[s], slice_cases, dtypes=("float32", "int16"),
          tags=("slice",)) for s in _SLICES] + [
     Row("Array.__getitem__", lambda xp, a: a[:, :9], slice_cases, dtypes=("float64",),
