@@ -5,9 +5,9 @@ Semantics and limits (docs/python-api.md):
 - ints (negative too), slices with any step, None, Ellipsis, integer arrays (several are broadcast
   together; numpy's rule places their dims where the first one was when they are adjacent, else
   first), boolean masks and mixtures, as in numpy.
-- Out-of-range ints and concrete index arrays raise IndexError as in numpy. A lazy (not yet
-  computed) index array cannot be checked: its values are wrapped (negatives) and clamped into
-  range by the kernel, like frit.take.
+- Out-of-range ints and index arrays raise IndexError as in numpy, eagerly and under frit.jit
+  (a run-time guard, frit._bounds); bounds="clamp" (x.at[idx].get(bounds=...), frit.jit(bounds=))
+  clamps instead. Slices clamp their bounds (frit_slice).
 - A boolean mask needs its values (the result's shape depends on them): a lazy mask is realised
   first; a traced mask inside frit.jit is an error (use frit.where).
 - Several integer arrays, and x.at[...] updates, need the static sizes of the indexed axes.

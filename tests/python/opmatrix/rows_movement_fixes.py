@@ -1,7 +1,6 @@
 """Rows for the movement and indexing fixes of issue 10: roll, pad (every mode, wide pads),
 expand_dims, repeat (per-element counts), slicing with out-of-range bounds, take and
 take_along_axis (in-range indices; out-of-range ones are checked in test_index_bounds.py)."""
-import numpy as np
 
 from .spec import Row, REAL, array
 
