@@ -154,6 +154,37 @@ static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int n
   return FRIT_OK;
 }
 
+/* Rule 3: a computed value evaluated through more than RECOMPUTE_LIMIT fused paths per element
+ * of its kernels (an iterated stencil of shifted reads, x[1:] + x[:-1] repeated, multiplies
+ * the work of every earlier step) is materialised once. reads(u) = 1 for a realized u, else the
+ * sum of reads over its users; users come later in the list. */
+static frit_status bound_recompute(frit_ctx *ctx, graph *g) {
+  int64_t *reads = malloc((g->n + 1) * sizeof *reads);
+  if (!reads) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  for (size_t i = g->n; i-- > 0;) {
+    frit_uop *u = g->list[i];
+    if (is_real(g, u) || is_leaf(u)) {
+      reads[i] = 1;
+      continue;
+    }
+    int64_t r = 0;
+    for (uint32_t j = 0; j < g->ulen[i]; j++) {
+      int64_t v = reads[g->users[g->uoff[i] + j]];
+      r = r > INT64_MAX - v ? INT64_MAX : r + v;
+    }
+    frit_uop *c = u; /* a view of a leaf or realized value is a load: cheap to repeat */
+    while (!is_real(g, c) && !is_leaf(c) && (frit_op_flags((frit_op)c->op) & FRIT_F_MOVEMENT) && c->op != FRIT_OP_GATHER)
+      c = c->src[0];
+    if (r > RECOMPUTE_LIMIT && !is_real(g, c) && !is_leaf(c)) {
+      g->real[u->id] = 1;
+      r = 1;
+    }
+    reads[i] = r;
+  }
+  free(reads);
+  return FRIT_OK;
+}
+
 /* The cost model (docs/schedule.md): which tensor nodes end a kernel. */
 static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, int no_fusion) {
   for (int k = 0; k < nout; k++)
@@ -219,7 +250,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
   }
   free(root);
   free(multi);
-  return FRIT_OK;
+  return bound_recompute(ctx, g);
 }
 
 /* ---------- names ---------- */

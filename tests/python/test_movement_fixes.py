@@ -143,3 +143,18 @@ def test_repeat_errors():
     f = frit.jit(lambda x, r: frit.repeat(x, r, 0))
     with pytest.raises(frit.FritError, match="traced"):
         f(a, frit.asarray(np.array([1, 2, 3])))
+
+
+def test_iterated_slice_stencil_jit():
+    """x[2:] + x[:-2] - 2 x[1:-1] repeated: the scheduler materialises each step instead of
+    recomputing earlier steps along every path (compile time was exponential in the steps)."""
+    def st(xp, u):
+        for _ in range(20):
+            u = xp.pad(u[2:] + u[:-2] - 2 * u[1:-1], 1) * 0.25 + u
+        return u
+    f = frit.jit(lambda u: st(frit, u))
+    rng = np.random.default_rng(1)
+    for n in (30, 41):
+        u = rng.random(n)
+        np.testing.assert_allclose(np.asarray(f(frit.asarray(u))), st(np, u), rtol=1e-12)
+    assert f.trace_count == 1
