@@ -340,10 +340,16 @@ frit_tensor *frit_broadcast_to(frit_ctx *ctx, frit_tensor *x, int ndim, const in
 frit_tensor *frit_broadcast_to_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims);
 frit_tensor *frit_squeeze(frit_ctx *ctx, frit_tensor *x, const int *axes, int naxes); /* naxes 0: all size-1 */
 frit_tensor *frit_unsqueeze(frit_ctx *ctx, frit_tensor *x, int axis);
-typedef enum frit_pad_mode { FRIT_PAD_CONSTANT, FRIT_PAD_REFLECT, FRIT_PAD_EDGE } frit_pad_mode;
+/* numpy's pad modes. Any width works with every mode (reflect/symmetric/wrap repeat
+ * periodically, as numpy's repeated application does), also on symbolic dims. */
+typedef enum frit_pad_mode {
+  FRIT_PAD_CONSTANT, FRIT_PAD_REFLECT, FRIT_PAD_EDGE, FRIT_PAD_SYMMETRIC, FRIT_PAD_WRAP
+} frit_pad_mode;
 frit_tensor *frit_pad(frit_ctx *ctx, frit_tensor *x, const int64_t *before, const int64_t *after,
                       frit_pad_mode mode, double value);
-/* x[start:stop:step] per axis (arrays of ndim; FRIT_SLICE_DEFAULT for a left-out bound). */
+/* x[start:stop:step] per axis (arrays of ndim; FRIT_SLICE_DEFAULT for a left-out bound). Every
+ * bound is clamped into the axis as in numpy (static and symbolic dims alike): out-of-range
+ * bounds never read outside x, and empty ranges give empty axes. */
 frit_tensor *frit_slice(frit_ctx *ctx, frit_tensor *x, const int64_t *start, const int64_t *stop,
                         const int64_t *step);
 frit_tensor *frit_flip(frit_ctx *ctx, frit_tensor *x, const int *axes, int naxes); /* naxes -1: all */
@@ -351,6 +357,10 @@ frit_tensor *frit_concat(frit_ctx *ctx, frit_tensor *const *xs, int n, int axis)
 frit_tensor *frit_stack(frit_ctx *ctx, frit_tensor *const *xs, int n, int axis);
 frit_tensor *frit_repeat(frit_ctx *ctx, frit_tensor *x, int64_t repeats, int axis); /* FRIT_NO_AXIS: flat */
 frit_tensor *frit_tile(frit_ctx *ctx, frit_tensor *x, int nreps, const int64_t *reps);
+/* numpy roll: element i of each axis moves to (i + shift) mod dim (static or symbolic dims).
+ * n (shift, axis) pairs; shifts on the same axis add up. axes NULL: x flattened, rolled by the
+ * sum of the shifts, reshaped back. */
+frit_tensor *frit_roll(frit_ctx *ctx, frit_tensor *x, int n, const int64_t *shifts, const int *axes);
 /* Marks x to be materialised in memory (a kernel boundary), as a hint to the scheduler. */
 frit_tensor *frit_contiguous(frit_ctx *ctx, frit_tensor *x);
 

@@ -406,7 +406,8 @@ class Array:
 
     @property
     def nbytes(self):
-        return self.size * self.itemsize
+        s = self.size
+        return None if s is None else s * self.itemsize
 
     @property
     def device(self):

@@ -5,9 +5,9 @@ Semantics and limits (docs/python-api.md):
 - ints (negative too), slices with any step, None, Ellipsis, integer arrays (several are broadcast
   together; numpy's rule places their dims where the first one was when they are adjacent, else
   first), boolean masks and mixtures, as in numpy.
-- Out-of-range ints and concrete index arrays raise IndexError as in numpy. A lazy (not yet
-  computed) index array cannot be checked: its values are wrapped (negatives) and clamped into
-  range by the kernel, like frit.take.
+- Out-of-range ints and index arrays raise IndexError as in numpy, eagerly and under frit.jit
+  (a run-time guard, frit._bounds); bounds="clamp" (x.at[idx].get(bounds=...), frit.jit(bounds=))
+  clamps instead. Slices clamp their bounds (frit_slice).
 - A boolean mask needs its values (the result's shape depends on them): a lazy mask is realised
   first; a traced mask inside frit.jit is an error (use frit.where).
 - Several integer arrays, and x.at[...] updates, need the static sizes of the indexed axes.
@@ -25,6 +25,7 @@ import numpy as np
 from . import _array as A
 from . import _dtypes as D
 from . import _lib as L
+from . import _bounds as B
 from ._errors import FritError, FritTypeError
 
 _p = C.c_void_p
@@ -219,7 +220,11 @@ def _parse(x, idx):
         elif k == "mask":
             for j in range(v.ndim):
                 d = x.shape[axis + j]
-                if d is not None and d != v.shape[j]:
+                if d is None:  # a traced dim: the mask's length cannot be checked against it
+                    raise IndexError("boolean index of shape %s on axis %d of a traced array of "
+                                     "shape %s needs the static size of that axis"
+                                     % (v.shape, axis + j, x.shape))
+                if d != v.shape[j]:
                     raise IndexError("boolean index did not match indexed array along axis %d; size "
                                      "of axis is %d but size of corresponding boolean axis is %d"
                                      % (axis + j, d, v.shape[j]))
@@ -233,11 +238,15 @@ def _parse(x, idx):
     return x, ents
 
 
-def _check_bounds(a, d, axis):
-    """numpy's IndexError for concrete indices a into an axis of static size d; a wrapped."""
+def _check_bounds(a, d, axis, p="check"):
+    """numpy's IndexError for concrete indices a into an axis of static size d (policy "check"),
+    or a clamped into it ("clamp"); a wrapped. A symbolic d: left to take's check."""
     a = np.asarray(a)
     if d is None:
         return a.astype(np.int64)
+    if p != "check" and a.size:
+        a = a.astype(np.int64)
+        return np.clip(np.where(a < 0, a + d, a), 0, max(d - 1, 0))
     if a.size:
         bad = (a >= d) | (a < -d) if a.dtype.kind == "i" else (a >= d)
         if bad.any():
@@ -254,12 +263,14 @@ def getitem(x, idx):
     return _index(x, ents)
 
 
-def _index(x, ents):
+def _index(x, ents, bounds=None):
     O = _ops()
+    p = B.policy(bounds, x)
     has_adv = any(k == "arr" for k, _ in ents)
     start, stop, step = [], [], []
     axis = 0
     advs = []  # (x axis, index array: numpy or frit Array, entry position)
+    late = {}  # x axis -> int index on a symbolic dim: a take of a 0-d index (checked per policy)
     for pos, (k, v) in enumerate(ents):
         if k == "none":
             continue
@@ -267,16 +278,19 @@ def _index(x, ents):
         if k == "slice":
             start.append(v[0]), stop.append(v[1]), step.append(v[2])
         elif k == "int" and not has_adv:
-            if d is not None:
+            if d is None:
+                late[axis] = v
+                start.append(None), stop.append(None), step.append(None)
+            else:
                 if not -d <= v < d:
                     raise IndexError("index %d is out of bounds for axis %d with size %d" % (v, axis, d))
                 v %= d
-            start.append(v), stop.append(None if v == -1 else v + 1), step.append(None)
+                start.append(v), stop.append(None if v == -1 else v + 1), step.append(None)
         else:  # an array, or an int among arrays (numpy treats it as a 0-d array)
             if k == "int":
                 v = np.asarray(v, np.int64)
             if isinstance(v, np.ndarray):
-                v = _check_bounds(v, d, axis)
+                v = _check_bounds(v, d, axis, p)
             advs.append((axis, v, pos))
             start.append(None), stop.append(None), step.append(None)
         axis += 1
@@ -284,9 +298,13 @@ def _index(x, ents):
     if any(s is not None for s in start + stop + step):
         y = O.slice_(x, start, stop, step)
     if not has_adv:
-        drop = [i for i, (k, _) in enumerate(e for e in ents if e[0] != "none") if k == "int"]
+        drop = [i for i, (k, _) in enumerate(e for e in ents if e[0] != "none")
+                if k == "int" and i not in late]
         if drop:
             y = O.squeeze(y, tuple(drop))
+        for ax in sorted(late, reverse=True):
+            y = O.take(y, A.asarray(np.int64(late[ax])), axis=ax - sum(1 for i in drop if i < ax),
+                       bounds=p)
         tokens = [k for k, _ in ents if k != "int"]
         return _insert_none(y, tokens)
     # advanced indices: their broadcast shape B
@@ -301,10 +319,10 @@ def _index(x, ents):
     adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
     if len(advs) == 1:
         ax, v, _ = advs[0]
-        r = O.take(y, _as_index(v), axis=ax)  # dims: y[:ax] + B + y[ax+1:]
+        r = O.take(y, _as_index(v), axis=ax, bounds=p)  # dims: y[:ax] + B + y[ax+1:]
         nbefore = ax
     else:
-        r = _gather_flat(y, advs, bshape)      # dims: B + the other axes
+        r = _gather_flat(y, advs, bshape, p)   # dims: B + the other axes
         nbefore = 0
     # layout: B where the first advanced index was when adjacent, else first (numpy's rule)
     nslices_before = sum(1 for k, _ in ents[:positions[0]] if k == "slice")
@@ -334,7 +352,7 @@ def _as_index(v):
     return A.asarray(v) if isinstance(v, np.ndarray) else v
 
 
-def _gather_flat(y, advs, bshape):
+def _gather_flat(y, advs, bshape, p):
     """Several index arrays: y with the indexed axes moved first and flattened into one, read at
     the row-major flat index of the (broadcast) indices. Needs static sizes of y."""
     O = _ops()
@@ -352,11 +370,13 @@ def _gather_flat(y, advs, bshape):
             flat = flat * d + v  # each already checked and wrapped
         return O.take(y2, A.asarray(flat), axis=0)
     flat = None
-    for d, (_, v, _) in zip(dims, advs):
+    for d, (a, v, _) in zip(dims, advs):
         v = _as_index(v)
         if v.dtype is not D.int64:
             v = O.astype(v, D.int64)
-        # lazy indices: wrap negatives, clamp into [0, d) (documented)
+        if p == "check":
+            v = B.guard(y, a, v, "index")
+        # wrap negatives, clamp into [0, d) (a no-op for checked indices)
         v = O.clip(O.where(v < 0, v + d, v), 0, max(d - 1, 0))
         flat = v if flat is None else flat * d + v  # broadcasts the indices together
     return O.take(y2, flat, axis=0)
@@ -384,25 +404,26 @@ class _AtIndex:
     def __init__(self, x, idx):
         self.x, self.idx = x, idx
 
-    def get(self):
+    def get(self, bounds=None):
         """x[idx]."""
-        return getitem(self.x, self.idx)
+        x, ents = _parse(self.x, self.idx)
+        return _index(x, ents, bounds)
 
-    def set(self, values):
+    def set(self, values, bounds=None):
         """A copy of x with x[idx] = values (duplicates: the last in index order wins)."""
-        return update(self.x, self.idx, values, "set")
+        return update(self.x, self.idx, values, "set", bounds)
 
-    def add(self, values):
+    def add(self, values, bounds=None):
         """A copy of x with values added at idx (duplicates accumulate)."""
-        return update(self.x, self.idx, values, "add")
+        return update(self.x, self.idx, values, "add", bounds)
 
-    def min(self, values):
+    def min(self, values, bounds=None):
         """A copy of x with x[idx] = minimum(x[idx], values), all duplicates combined."""
-        return update(self.x, self.idx, values, "min")
+        return update(self.x, self.idx, values, "min", bounds)
 
-    def max(self, values):
+    def max(self, values, bounds=None):
         """A copy of x with x[idx] = maximum(x[idx], values), all duplicates combined."""
-        return update(self.x, self.idx, values, "max")
+        return update(self.x, self.idx, values, "max", bounds)
 
 
 def at(x):
@@ -429,10 +450,11 @@ def scatter(x, idx, values, mode="add"):
     return update(x, idx, values, mode)
 
 
-def update(x, idx, values, mode):
+def update(x, idx, values, mode, bounds=None):
     """Functional x.at[idx].<mode>(values), mode in ATOMIC (see the module doc)."""
     O = _ops()
     x = A.operand(x)
+    p = B.policy(bounds, x)
     if mode in ("and", "or", "xor") and x.dtype.kind == "f":
         raise FritTypeError("frit.scatter: mode %r needs an integer or bool array, not %s"
                             % (mode, x.dtype))
@@ -441,7 +463,7 @@ def update(x, idx, values, mode):
     xe, ents = _parse(x, idx)
     if xe is not x:  # a scalar boolean mask added a unit axis: update that view, drop the axis
         idx2 = tuple(None if k == "none" else slice(*v) if k == "slice" else v for k, v in ents)
-        return A.apply(_b_reshape_as, [update(xe, idx2, values, mode), x])
+        return A.apply(_b_reshape_as, [update(xe, idx2, values, mode, bounds), x])
     # trailing axes the index leaves whole stay rows of the scatter (parallel inner loop)
     t = 0
     for k, v in reversed(ents):
@@ -453,11 +475,17 @@ def update(x, idx, values, mode):
     lents = ents[:len(ents) - t]
     static = all(d is not None for d in lead)
     if static and all(k != "arr" or isinstance(v, np.ndarray) for k, v in lents):
+        if p != "check":  # clamp the index arrays (numpy would raise)
+            ax, cl = 0, []
+            for k, v in lents:
+                cl.append((k, _check_bounds(v, lead[ax], ax, p) if k == "arr" else v))
+                ax += k != "none"
+            lents = cl
         nlead = int(np.prod(lead)) if lead else 1
         pos = np.arange(nlead, dtype=np.int64).reshape(lead)[_np_index(lents)]
         pos = A.asarray(np.ascontiguousarray(pos, dtype=np.int64))
     else:
-        pos = _index(A.apply(_b_iota_as, [x], (len(lead),)), lents)
+        pos = _index(A.apply(_b_iota_as, [x], (len(lead),)), lents, p)
     sel_shape = tuple(pos.shape) + tuple(trail)
     v = _values(values, x)
     vs = tuple(v.shape)

@@ -22,6 +22,7 @@ from . import _complex as _CX
 from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
+from . import _bounds as B
 from ._errors import FritError, FritTypeError
 
 _p = C.c_void_p
@@ -162,7 +163,7 @@ class _Entry:
     from, the variable bindings, how to size each output and the output pytree."""
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
-                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks")
+                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards")
 
     def run(self, leaves, sizes):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
@@ -197,6 +198,9 @@ class _Entry:
             for k, (exc, msg) in self.checks:
                 if outs[k]._n.np:
                     raise exc(msg)
+            if self.guards:  # index checks computed with the outputs (frit._bounds)
+                g = self.guards
+                B.raise_failed([o._n.np for o in outs[len(outs) - len(g):]], g)
         if self.static_out:
             return self.out_static
         if self.out_tree is _LEAF:
@@ -472,6 +476,7 @@ class Jitted:
     def _session(self):
         if self._sess is None:
             self._sess = S.Session(bounds=self._bounds)
+            self._sess.index_bounds = self._bounds  # numpy-style indexing too (frit._bounds)
         return self._sess
 
     def _trace(self, key, data, sizes, trees, dts):
@@ -540,6 +545,7 @@ class Jitted:
         fn_name = getattr(self._fn, "__qualname__", None) or repr(self._fn)
         outer_checks = sess.trace_checks
         sess.trace_checks = []
+        sess.guards = []
         try:
             with sess.as_current():
                 out = self._fn(*targs, **kw)
@@ -555,12 +561,18 @@ class Jitted:
                         o._realize()
                     out_ts.append(o._tensor(sess))
                     out_nodes.append(n)
+                nuser = len(out_ts)
                 # run-time failure flags (frit.linalg): extra outputs after the user's
                 checks = []
                 for flag, exc in sess.trace_checks:
                     checks.append((len(out_ts), exc))
                     out_ts.append(flag._tensor(sess))
                     out_nodes.append(flag._n)
+                guards = sess.guards
+                sess.guards = []
+                for g, _, _ in guards:  # extra outputs (last), checked after each run
+                    out_ts.append(g._tensor(sess))
+                    out_nodes.append(g._n)
         except FritError as ex:
             _annotate(ex, fn_name)
             raise
@@ -572,7 +584,8 @@ class Jitted:
         e.dynamic = dynamic
         e.out_tree = out_tree
         e.nout = len(out_ts)
-        e.static_out = not out_ts
+        e.static_out = not nuser
+        e.guards = [(None, op, axis) for _, op, axis in guards]
         e.out_static = _unflatten(out_tree, iter(())) if not out_ts else None
         e.arg_dtypes = dts
         nb = len(vars_)

@@ -473,7 +473,11 @@ def _index_nodes(arr, idx, what):
         elif _is_int(e):
             v = int(e)
             d = arr.shape[a]
-            if v < 0 and d is not None:
+            if v < 0 and d is None:
+                raise FritError("%s: the negative index %d on axis %d counts from the end of a "
+                                "traced (symbolic) dim; write it as arr.shape-based arithmetic in "
+                                "the kernel or use a static shape" % (what, v, a))
+            if v < 0:
                 v += d  # a negative literal counts from the end, as in numpy
             out.append(_const(v, D.int64))
         else:

@@ -583,9 +583,7 @@ def _arg(fname, x, axis, keepdims):
         raise FritTypeError("%s: axis must be an integer or None" % fname)
     r = _reduce(fname, x, axis, False)
     if keepdims:
-        shape = tuple(1 for _ in x.shape) if axis is None else \
-            tuple(1 if i == axis % x.ndim else d for i, d in enumerate(x.shape))
-        r = reshape(r, shape)
+        r = expand_dims(r, tuple(range(x.ndim)) if axis is None else int(axis) % builtins.max(x.ndim, 1))
     return r
 
 

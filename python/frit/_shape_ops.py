@@ -1,11 +1,13 @@
 """frit functions, part 2: movement, linear algebra, nn and creation (numpy names and
 signatures). Builders and elementwise functions live in _ops, which re-exports these."""
 import builtins
+import ctypes as C
 
 import numpy as np
 
 from . import _dtypes as D
 from . import _lib as L
+from . import _bounds as B
 from ._array import Array, apply, asarray, operand, operands2
 from ._errors import FritError, FritTypeError
 from ._ops import (_b_reshape_dims, _reshape_groups, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
@@ -147,6 +149,9 @@ def broadcast_shapes(*shapes):
 
 def broadcast_arrays(*arrays):
     arrays = [operand(a) for a in arrays]
+    if builtins.any(None in a.shape for a in arrays):
+        raise FritError("broadcast_arrays: needs static shapes, got traced (symbolic) shapes %s; "
+                        "use binary ops, which broadcast symbolic dims" % [a.shape for a in arrays])
     try:
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError as e:
@@ -197,16 +202,17 @@ def atleast_1d(x):
 
 def atleast_2d(x):
     x = operand(x)
-    return reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+    return expand_dims(x, tuple(range(2 - x.ndim))) if x.ndim < 2 else x
 
 
-_PAD_MODES = {"constant": 0, "reflect": 1, "edge": 2}
+# frit_pad_mode; "empty" (values unspecified in numpy) pads with zeros
+_PAD_MODES = {"constant": 0, "reflect": 1, "edge": 2, "symmetric": 3, "wrap": 4, "empty": 0}
 
 
 def pad(x, pad_width, mode="constant", constant_values=0):
     x = operand(x)
     if mode not in _PAD_MODES:
-        raise FritError("pad: mode %r is not supported (constant, reflect, edge)" % (mode,))
+        raise FritError("pad: mode %r is not supported (%s)" % (mode, ", ".join(_PAD_MODES)))
     n = x.ndim
     pw = np.asarray(pad_width)
     if pw.dtype.kind not in "iu":
@@ -245,35 +251,86 @@ def fliplr(x):
     return flip(x, 1)
 
 
+_roll = L.lib.frit_roll
+_roll.restype = C.c_void_p
+_roll.argtypes = [C.c_void_p, C.c_void_p, C.c_int, C.POINTER(C.c_int64), C.POINTER(C.c_int)]
+
+
+def _b_roll(ctx, ts, n, shifts, axes):
+    return _roll(ctx, ts[0], n, shifts, axes)
+
+
 def roll(x, shift, axis=None):
+    """numpy.roll. The shift is taken modulo the axis length in the graph, so it also holds for
+    symbolic (traced) dims."""
     x = operand(x)
+    shifts = _axes(shift, "shift")
     if axis is None:
-        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
-    shifts, axes = _axes(shift, "shift"), _axes(axis)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    for s, a in zip(shifts, axes):
-        n = x.shape[a]
-        if not n:
-            continue
-        s %= n
-        if s == 0:
-            continue
-        nd = x.ndim
-        st = [None] * nd
-        sp = [None] * nd
-        st[a] = n - s
-        head = slice_(x, st, [None] * nd, [None] * nd)
-        sp[a] = n - s
-        tail = slice_(x, [None] * nd, sp, [None] * nd)
-        x = concatenate([head, tail], a)
-    return x
+        s = builtins.sum(shifts)
+        if not -2 ** 63 <= s < 2 ** 63:
+            if x.size is None:
+                raise FritError("roll: shift %d does not fit 64 bits" % s)
+            s = s % x.size if x.size else 0
+        return apply(_b_roll, [x], (1, _i64([s]), None))
+    axes = _axes(axis)
+    try:
+        pairs = np.broadcast(np.asarray(shifts, dtype=object), np.asarray(axes))
+    except ValueError:
+        raise FritError("roll: shift %s and axis %s must broadcast together" % (shift, axis)) from None
+    sh, ax = [], []
+    for s, a in pairs:
+        if not -2 ** 63 <= s < 2 ** 63:
+            d = x.shape[a] if -x.ndim <= a < x.ndim else None
+            if d is None:
+                raise FritError("roll: shift %d does not fit 64 bits" % s)
+            s = s % d if d else 0
+        sh.append(int(s)), ax.append(int(a))
+    return apply(_b_roll, [x], (len(sh), _i64(sh), _ints(ax)))
 
 
 def repeat(x, repeats, axis=None):
+    """numpy.repeat. repeats: an int, or one count per element along the axis (a sequence, numpy
+    array or concrete frit array; length 1 broadcasts). Per-element counts fix the output size
+    from their values, so a traced (abstract) frit array of counts is an error under frit.jit:
+    pass them as a Python list or numpy array (static), which works with symbolic shapes."""
     x = operand(x)
+    if isinstance(repeats, Array):
+        n = repeats._n
+        if n.np is None and (n.abstract or n.expr is None):
+            raise FritTypeError(
+                "repeat: the repeat counts are a traced array, but the output size depends on their "
+                "values; pass them as a Python list or numpy array (or mark the argument static)")
+        repeats = repeats.numpy()
+    if not isinstance(repeats, (int, np.integer)) or isinstance(repeats, bool):
+        r = np.asarray(repeats)
+        if r.dtype.kind not in "iub" or r.ndim > 1:
+            raise FritTypeError("repeat: repeats must be an int or a 1-D sequence of ints, got %r"
+                                % (repeats,))
+        if r.ndim == 0 or r.size == 1:
+            repeats = int(r.reshape(()))
+        else:
+            return _repeat_each(x, r.astype(np.int64), axis)
     r = _int(repeats, "repeats")
     return apply(_b_repeat, [x], (r, L.NO_AXIS if axis is None else _int(axis, "axis")))
+
+
+def _repeat_each(x, r, axis):
+    """Per-element counts: a take of the static index list np.repeat(arange(n), r)."""
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    ax = _int(axis, "axis")
+    if not -x.ndim <= ax < x.ndim:
+        raise FritError("repeat: axis %d is out of bounds for array of dimension %d" % (ax, x.ndim))
+    n = x.shape[ax]
+    if (r < 0).any():
+        raise FritError("repeat: repeats may not contain negative values")
+    if n is None:
+        raise FritError("repeat: %d per-element counts need the static size of axis %d (array of "
+                        "shape %s)" % (r.size, ax, x.shape))
+    if n != r.size:
+        raise FritError("repeat: operands could not be broadcast together with shape (%d,) (%d,)"
+                        % (n, r.size))
+    return take(x, asarray(np.repeat(np.arange(n, dtype=np.int64), r)), axis=ax)
 
 
 def tile(x, reps):
@@ -334,6 +391,9 @@ def tensordot(a, b, axes=2):
     ax_a = [x % a.ndim for x in ax_a]
     ax_b = [x % b.ndim for x in ax_b]
     for i, j in zip(ax_a, ax_b):
+        if a.shape[i] is None or b.shape[j] is None:
+            raise FritError("tensordot: contracting symbolic (traced) dims needs their static sizes "
+                            "(shapes %s and %s)" % (a.shape, b.shape))
         if a.shape[i] != b.shape[j]:
             raise FritError("tensordot: shape-mismatch for sum: %s vs %s" % (a.shape, b.shape))
     fa = [i for i in range(a.ndim) if i not in ax_a]
@@ -398,17 +458,32 @@ def _index_arg(idx, what):
     return idx if idx.dtype is D.int64 else astype(idx, D.int64)
 
 
-def take(x, indices, axis=None):
+def take(x, indices, axis=None, bounds=None):
+    """numpy.take. Out-of-range indices (outside -n..n-1) raise IndexError (bounds="check", the
+    default; under frit.jit when the compiled function runs) or are clamped (bounds="clamp",
+    negatives wrapped once first); see frit.set_bounds."""
     x = operand(x)
     idx = _index_arg(indices, "take")
     ax = L.NO_AXIS if axis is None else _int(axis, "axis")
+    if axis is not None and not -x.ndim <= ax < x.ndim:
+        raise FritError("take: axis %d is out of bounds for array of dimension %d" % (ax, x.ndim))
+    if B.policy(bounds, x) == "check":
+        idx = B.guard(x, ax, idx, "take", flat=axis is None)
     return apply(_b_take, [x, idx], ("frit_take", ax))
 
 
-def take_along_axis(x, indices, axis):
+def take_along_axis(x, indices, axis, bounds=None):
+    """numpy.take_along_axis; out-of-range indices follow `bounds` as in take."""
     x = operand(x)
     idx = _index_arg(indices, "take_along_axis")
-    return apply(_b_take, [x, idx], ("frit_take_along_axis", _int(axis, "axis")))
+    flat = axis is None
+    ax = L.NO_AXIS if flat else _int(axis, "axis")
+    if not flat and not -x.ndim <= ax < x.ndim:
+        raise FritError("take_along_axis: axis %d is out of bounds for array of dimension %d"
+                        % (ax, x.ndim))
+    if B.policy(bounds, x) == "check":
+        idx = B.guard(x, ax, idx, "take_along_axis", flat=flat)
+    return apply(_b_take, [x, idx], ("frit_take_along_axis", ax))
 
 
 def one_hot(indices, num_classes, dtype=D.float32):

@@ -93,6 +93,18 @@ static bool realize_if_heavy(graph *g, frit_uop *s, int64_t f) {
   return true;
 }
 
+/* A computed value gathered and also read elsewhere (a stencil: roll(u, 1) + roll(u, -1) + u) is
+ * read at several positions per element of one kernel; fused, each step of an iterated stencil
+ * would multiply the work of the steps before it. It is materialised once instead. */
+static bool realize_if_shared(graph *g, frit_uop *s) {
+  frit_uop *c = s;
+  while (!is_real(g, c) && !is_leaf(c) && (frit_op_flags((frit_op)c->op) & FRIT_F_MOVEMENT) && c->op != FRIT_OP_GATHER)
+    c = c->src[0];
+  if (is_real(g, c) || is_leaf(c) || g->ulen[g->pos[s->id]] < 2 || is_real(g, s)) return false;
+  g->real[s->id] = 1;
+  return true;
+}
+
 static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, uint32_t nids) {
   g->in = calloc(nids, 1);
   g->real = calloc(nids, 1);
@@ -191,6 +203,37 @@ static frit_status compound_rule(frit_ctx *ctx, graph *g) {
   return FRIT_OK;
 }
 
+/* Rule 4: a computed value evaluated through more than RECOMPUTE_LIMIT fused paths per element
+ * of its kernels (an iterated stencil of shifted reads, x[1:] + x[:-1] repeated, multiplies
+ * the work of every earlier step) is materialised once. reads(u) = 1 for a realized u, else the
+ * sum of reads over its users; users come later in the list. */
+static frit_status bound_recompute(frit_ctx *ctx, graph *g) {
+  int64_t *reads = malloc((g->n + 1) * sizeof *reads);
+  if (!reads) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  for (size_t i = g->n; i-- > 0;) {
+    frit_uop *u = g->list[i];
+    if (is_real(g, u) || is_leaf(u)) {
+      reads[i] = 1;
+      continue;
+    }
+    int64_t r = 0;
+    for (uint32_t j = 0; j < g->ulen[i]; j++) {
+      int64_t v = reads[g->users[g->uoff[i] + j]];
+      r = r > INT64_MAX - v ? INT64_MAX : r + v;
+    }
+    frit_uop *c = u; /* a view of a leaf or realized value is a load: cheap to repeat */
+    while (!is_real(g, c) && !is_leaf(c) && (frit_op_flags((frit_op)c->op) & FRIT_F_MOVEMENT) && c->op != FRIT_OP_GATHER)
+      c = c->src[0];
+    if (r > RECOMPUTE_LIMIT && !is_real(g, c) && !is_leaf(c)) {
+      g->real[u->id] = 1;
+      r = 1;
+    }
+    reads[i] = r;
+  }
+  free(reads);
+  return FRIT_OK;
+}
+
 /* The cost model (docs/schedule.md): which tensor nodes end a kernel. */
 static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int nout, int no_fusion) {
   for (int k = 0; k < nout; k++)
@@ -214,6 +257,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
     if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_factor(ctx, u));
     if (u->op == FRIT_OP_GATHER) {
       dirty |= realize_if_heavy(g, u->src[0], static_numel(ctx, u->src[1], -1));
+      dirty |= realize_if_shared(g, u->src[0]);
       dirty |= realize_if_heavy(g, u->src[1], static_numel(ctx, u->src[0], (int)u->arg.i0));
     }
     if (u->op == FRIT_OP_SCATTER) { /* keep the sequential update loop free of reductions */
@@ -256,7 +300,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
   }
   free(root);
   free(multi);
-  /* rule 3: no fused chain deeper than MAX_FUSED_DEPTH */
+  /* rule 5: no fused chain deeper than MAX_FUSED_DEPTH */
   uint32_t *depth = calloc(g->n + 1, sizeof *depth);
   if (!depth) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
   for (size_t i = 0; i < g->n; i++) {
@@ -272,7 +316,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
     }
   }
   free(depth);
-  return FRIT_OK;
+  return bound_recompute(ctx, g); /* rule 4 */
 }
 
 static bool has_sib(const sched_kspec *ks, const frit_uop *b) {

@@ -42,6 +42,13 @@ frit_uop *ti_dim_div(frit_ctx *ctx, frit_uop *a, int64_t b) {
   if (b == 1) return a;
   return dim_op(ctx, FRIT_OP_IDIV, a, ti_dim(ctx, b));
 }
+frit_uop *ti_dim_min(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return dim_op(ctx, FRIT_OP_MIN, a, b); }
+frit_uop *ti_dim_max(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return dim_op(ctx, FRIT_OP_MAX, a, b); }
+/* Python's a % m (result in [0, m)) for m > 0; any a. */
+frit_uop *ti_dim_pmod(frit_ctx *ctx, frit_uop *a, frit_uop *m) {
+  frit_uop *r = dim_op(ctx, FRIT_OP_MOD, a, m);
+  return dim_op(ctx, FRIT_OP_MOD, ti_dim_add(ctx, r, m), m);
+}
 frit_uop *ti_dim_cdiv(frit_ctx *ctx, frit_uop *a, int64_t b) {
   if (b == 1) return a;
   return ti_dim_div(ctx, ti_dim_add(ctx, a, ti_dim(ctx, b - 1)), b);
@@ -51,6 +58,31 @@ bool ti_dims_from_ints(frit_ctx *ctx, int ndim, const int64_t *in, frit_uop **ou
   for (int i = 0; i < ndim; i++)
     if (!(out[i] = ti_dim(ctx, in[i]))) return false;
   return true;
+}
+
+/* Products of symbolic dims equal up to the order and grouping of their factors ((a*b)*3 and
+ * a*(b*3)): the simplifier does not always bring them to one form. Flattens MUL trees into a
+ * constant and a sorted list of the other factors. */
+enum { MAX_FACTORS = 64 };
+static bool factors(const frit_uop *u, int64_t *c, const frit_uop **f, int *n) {
+  if (u->op == FRIT_OP_MUL) return factors(u->src[0], c, f, n) && factors(u->src[1], c, f, n);
+  if (u->op == FRIT_OP_CONST) return !__builtin_mul_overflow(*c, u->arg.value.i, c);
+  if (*n == MAX_FACTORS) return false;
+  f[(*n)++] = u;
+  return true;
+}
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)*(const frit_uop *const *)a, y = (uintptr_t)*(const frit_uop *const *)b;
+  return x < y ? -1 : x > y;
+}
+static bool same_product(const frit_uop *a, const frit_uop *b) {
+  const frit_uop *fa[MAX_FACTORS], *fb[MAX_FACTORS];
+  int64_t ca = 1, cb = 1;
+  int na = 0, nb = 0;
+  if (!factors(a, &ca, fa, &na) || !factors(b, &cb, fb, &nb) || ca != cb || na != nb) return false;
+  qsort(fa, (size_t)na, sizeof *fa, cmp_ptr);
+  qsort(fb, (size_t)nb, sizeof *fb, cmp_ptr);
+  return !memcmp(fa, fb, (size_t)na * sizeof *fa);
 }
 
 frit_uop *frit_shape_numel(frit_ctx *ctx, const frit_shape *s) {
@@ -252,7 +284,7 @@ static frit_shape *infer(frit_ctx *ctx, frit_uop *u) {
       memcpy(tmp->dims, u->src + 1, (size_t)n * sizeof *u->src);
       frit_uop *a = frit_shape_numel(ctx, x), *b = frit_shape_numel(ctx, tmp);
       if (!a || !b) return NULL;
-      if (!ti_dim_eq(a, b)) {
+      if (!ti_dim_eq(a, b) && !same_product(a, b)) {
         frit_uop *d = ti_dim_sub(ctx, a, b);
         if (!d || d->op != FRIT_OP_CONST || d->arg.value.i != 0)
           return bad(ctx, u, "RESHAPE changes the number of elements");

@@ -23,6 +23,9 @@ frit_uop *ti_dim_sub(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_mul(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_cdiv(frit_ctx *ctx, frit_uop *a, int64_t b); /* ceil(a / b), b > 0, a >= 0 */
 frit_uop *ti_dim_div(frit_ctx *ctx, frit_uop *a, int64_t b);  /* floor(a / b), b > 0, a >= 0 */
+frit_uop *ti_dim_min(frit_ctx *ctx, frit_uop *a, frit_uop *b);
+frit_uop *ti_dim_max(frit_ctx *ctx, frit_uop *a, frit_uop *b);
+frit_uop *ti_dim_pmod(frit_ctx *ctx, frit_uop *a, frit_uop *m); /* a mod m in [0, m), m > 0 */
 /* Dims are equal when they are the same node (dims are kept simplified, so that is semantic
  * equality for the forms the frontend builds), or both static with the same value. */
 static inline bool ti_dim_eq(const frit_uop *a, const frit_uop *b) {
@@ -73,6 +76,14 @@ frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask);
 frit_tensor *ti_reduce_axis(frit_ctx *ctx, frit_tensor *x, frit_op op, const bool *mask);
 frit_tensor *ti_scan(frit_ctx *ctx, frit_tensor *x, frit_op op, int axis);
 frit_tensor *ti_gather(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis);
+/* One-axis pieces (movement.c): SHRINK to [b, e), PAD by b/a zeros, FLIP, replicate (k copies:
+ * elementwise as repeat, else as tile), concatenation of same-dtype pieces, 1-D view. */
+frit_tensor *ti_shrink_axis(frit_ctx *ctx, frit_tensor *x, int axis, frit_uop *b, frit_uop *e);
+frit_tensor *ti_pad_axis(frit_ctx *ctx, frit_tensor *x, int axis, frit_uop *b, frit_uop *a);
+frit_tensor *ti_flip_axis(frit_ctx *ctx, frit_tensor *x, int axis);
+frit_tensor *ti_replicate_axis(frit_ctx *ctx, frit_tensor *x, int axis, frit_uop *k, bool elementwise);
+frit_tensor *ti_cat(frit_ctx *ctx, frit_tensor *const *xs, int n, int axis);
+frit_tensor *ti_flatten(frit_ctx *ctx, frit_tensor *x);
 /* IOTA(n): i64 (n,). */
 frit_tensor *ti_iota(frit_ctx *ctx, frit_uop *n);
 /* Same-shape ALU ops; operands must already agree in dtype and shape. */

@@ -147,10 +147,15 @@ def test_lazy_index_arrays():
     np.testing.assert_array_equal(np.asarray(x[i, 2]), a[iv, 2])
     np.testing.assert_array_equal(np.asarray(x[i, i % 5]), a[iv, iv % 5])
     np.testing.assert_array_equal(np.asarray(x[:, i % 5]), a[:, iv % 5])
-    # lazy indices cannot be checked: out of range ones are clamped (documented)
+    # out-of-range lazy indices raise IndexError as in numpy (the default bounds policy "check");
+    # x.at[...].get(bounds="clamp") clamps them (negatives wrapped once first)
     j = frit.asarray(np.array([100, -100])) * 1
-    np.testing.assert_array_equal(np.asarray(x[j]), a[[7, 0]])
-    np.testing.assert_array_equal(np.asarray(x[j, j]), a[[7, 0], [4, 0]])
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[j]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[j, j]
+    np.testing.assert_array_equal(np.asarray(x.at[j].get(bounds="clamp")), a[[7, 0]])
+    np.testing.assert_array_equal(np.asarray(x.at[j, j].get(bounds="clamp")), a[[7, 0], [4, 0]])
 
 
 def test_non_contiguous_and_dtypes():
