@@ -125,7 +125,8 @@ def apply(build, operands, params=()):
     duck-sized inputs on realisation, so `build` must be a pure function of its arguments."""
     nodes = [o._n for o in operands]
     sess = None
-    cur = S._current
+    tls = S._tls
+    cur = tls.current
     nops = 1
     abstract = False
     kern = None
@@ -143,10 +144,14 @@ def apply(build, operands, params=()):
                     kern = sc
     if sess is None:
         sess = S.current()
-    elif len(nodes) > 1:
-        for n in nodes:
-            if n.np is None and n.sess is not sess:
-                n.sess.realize([n])  # raises for an abstract array of another session
+    else:
+        if sess is not cur and sess is not tls.eager:
+            # another thread's session or an older generation: never build into it
+            sess = S.current()
+        if len(nodes) > 1 or sess is not nodes[0].sess:
+            foreign = [n for n in nodes if n.np is None and n.sess is not sess]
+            if foreign:
+                S.realize_nodes(foreign)  # raises for an abstract array of another session
     sid = sess.sid
     ts = [n.t if (n.np is None or (n.sid == sid and n.t)) else _tensor_of(n, sess)
           for n in nodes]
@@ -375,7 +380,7 @@ class Array:
         if n.np is None:
             if n.abstract or n.expr is None:
                 raise n.abstract_error()
-            n.sess.realize([n])
+            S.realize_nodes([n])
         return n.np
 
     # ---- attributes

@@ -140,7 +140,7 @@ class _HostLoop(K._Recipe):
         ts = []
         for n in ext_list:
             if n.np is None and n.sess is not sess:
-                n.sess.realize([n])
+                S.realize_nodes([n])
             ts.append(A._tensor_of(n, sess))
         self.open = False
         recipe = self

@@ -100,7 +100,7 @@ class _Kernel(K._Recipe):
         if n.np is None and n.sess is not self.sess:
             if n.abstract or n.expr is None:
                 raise FritError("frit.kernel: an array traced in another session is used")
-            n.sess.realize([n])
+            S.realize_nodes([n])
         t = A._tensor_of(n, self.sess)
         self.ext[n] = len(self.ext_list)
         self.ext_list.append(n)
