@@ -332,7 +332,22 @@ class _Recipe:
             if len(self.cache) >= _CACHE_MAX:
                 self.cache.clear()
             self.cache[key] = r
+            _LIVE_RECIPES.add(self)
         return r
+
+
+# Recipes whose cache holds tensors of some ctx: a freed ctx's address can be reused by a new
+# one (sessions come and go: eager generations, threads), so its entries are dropped first.
+_LIVE_RECIPES = weakref.WeakSet()
+
+
+def _forget_ctx(ctx):
+    for r in list(_LIVE_RECIPES):
+        for k in [k for k in list(r.cache) if k[0] == ctx]:
+            r.cache.pop(k, None)
+
+
+S.close_hooks.append(_forget_ctx)
 
 
 class Var:
@@ -678,7 +693,8 @@ def set_bounds(mode):
     sess = S.current()
     if sess.opts.bounds != L.BOUNDS[mode]:
         sess.opts.bounds = L.BOUNDS[mode]
-        sess._programs.clear()  # programs compiled under the old policy (the ctx still owns them)
+        sess.pc._init_kw["bounds"] = mode  # the next program cache of this thread too
+        sess.pc._programs.clear()  # programs compiled under the old policy (the ctx still owns them)
 
 
 def get_bounds():
