@@ -103,7 +103,7 @@ NODE_LIMIT = 32_768
 # The program cache is replaced (its programs compiled again, from the disk cache) only when it
 # is this large: canonical graphs are shared by every size, so it grows with distinct programs.
 PC_NODE_LIMIT = 400_000
-PC_PROGRAM_LIMIT = 1024
+PC_PROGRAM_LIMIT = 512
 DEFAULT_BOUNDS = "clamp"  # frit_compile_opts.bounds of new sessions (frit.set_bounds)
 VAR_LO, VAR_HI = 2, 2 ** 31 - 1  # products of two dims stay in i64 range analysis
 # Realisation buckets dims: up to SMALL_HI a variable "n<j>" bounded by it (so range analysis of
@@ -432,7 +432,8 @@ def current():
     s = t.current
     if s is None:
         s = t.current = t.eager = _next_generation(None)
-    elif s is t.eager and lib.frit_node_count(s.ptr) > NODE_LIMIT:
+    elif s is t.eager and (lib.frit_node_count(s.ptr) > NODE_LIMIT
+                           or len(s.pc._programs) > PC_PROGRAM_LIMIT):
         s = t.current = t.eager = _next_generation(s)
     return s
 
