@@ -3,6 +3,7 @@
 An Array is a mutable wrapper: in-place writes rebind it to a new node (frit._control.rebind)."""
 import itertools
 import operator
+import threading
 
 import numpy as np
 
@@ -59,14 +60,19 @@ class Node:
 def _concrete_node(data, dt, scalar=None):
     n = Node()
     n.np, n.shape, n.dtype, n.scalar = data, data.shape, dt, scalar
-    if _rec is not None:  # made inside a host-loop body: a body-local value
-        _rec.record(n)
+    rec = _S.rec
+    if rec is not None:  # made inside a host-loop body: a body-local value
+        rec.record(n)
     return n
 
 
-# The innermost open host-loop scope of frit._control (it records every node made in its body),
-# or None. Set by frit._control only.
-_rec = None
+class _Scopes(threading.local):
+    # The calling thread's innermost open host-loop scope of frit._control (it records every
+    # node made in its body), or None. Set by frit._control only.
+    rec = None
+
+
+_S = _Scopes()
 
 
 def _shape_of(t):
@@ -175,10 +181,11 @@ def apply(build, operands, params=()):
     if kern is not None:  # a kernel scalar: recorded in its kernel, never realised
         node.abstract = True
         kern.record_pure(node)
-    elif _rec is not None:  # a value of a host-loop body: rebuilt per iteration
+    elif _S.rec is not None:  # a value of a host-loop body: rebuilt per iteration
+        rec = _S.rec
         node.abstract = True
-        node.scope = _rec
-        _rec.record(node)
+        node.scope = rec
+        rec.record(node)
     elif nops > MAX_CHAIN and not abstract:
         sess.realize([node])
         node.nops = 0

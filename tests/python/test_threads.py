@@ -155,3 +155,32 @@ def test_threads_dtypes(dtype):
                 assert got.dtype == want.dtype and np.array_equal(got, want)
 
     _run_threads(body, 4)
+
+
+def test_scopes_are_per_thread():
+    """One thread inside a host-loop body and a kernel while others do eager ops: the scopes
+    (which record the ops made in them) belong to the thread that opened them."""
+    inside = threading.Event()
+    done = threading.Event()
+
+    def body(tid):
+        if tid == 0:
+            x = frit.asarray(np.ones(4))
+            with frit.loop(5) as i:
+                inside.set()
+                done.wait(10)  # the other threads work while this body is open
+                x[...] = x * 2 + i
+            _close(x, np.full(4, ((((1 * 2 + 0) * 2 + 1) * 2 + 2) * 2 + 3) * 2 + 4.0))
+            y = frit.zeros(6)
+            with frit.kernel(6) as k:
+                y[k] = k * 3
+            _close(y, np.arange(6.0) * 3)
+        else:
+            inside.wait(10)
+            for j in range(20):
+                a = np.arange(6.0) + j
+                _close(frit.asarray(a) * tid + 1, a * tid + 1)
+            if tid == 1:
+                done.set()
+
+    _run_threads(body, 3)
