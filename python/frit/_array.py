@@ -41,14 +41,15 @@ def _abstract_error(node):
 class Node:
     """The value behind an Array. Concrete: `np` holds the data (storage dtype, C-contiguous).
     Lazy: `expr` = (build, operand nodes, params) and `t` the tensor in session `sess`.
-    Abstract (a jit tracer input): neither np nor expr. `t`/`sid` cache a concrete node's input
+    Abstract (a jit tracer input): neither np nor expr. `tc` caches a concrete node's input
     tensor per session; `scalar` marks a weak Python scalar (a CONST when traced). `scope`: the
     frit._control scope a kernel scalar or host-loop body value belongs to (None: a plain value)."""
     __slots__ = ("np", "expr", "sess", "sid", "t", "shape", "dtype", "scalar", "nops",
-                 "abstract", "dptr", "scope", "__weakref__")
+                 "abstract", "dptr", "scope", "tc", "__weakref__")
 
     def __init__(self):
         self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = self.scope = None
+        self.tc = None  # a concrete node's input tensor: (session id, tensor), read in one go
         self.sid = 0
         self.nops = 0
         self.abstract = False
@@ -104,8 +105,9 @@ def _tensor_of(n, sess):
         if n.sess is not sess:
             raise FritError("internal: lazy array of another session")
         return n.t
-    if n.sid == sess.sid and n.t:
-        return n.t
+    c = n.tc  # one read: another thread may set it for its own session meanwhile
+    if c is not None and c[0] == sess.sid:
+        return c[1]
     if n.scalar is not None:
         v = n.scalar
         if n.dtype.kind == "f":
@@ -121,7 +123,7 @@ def _tensor_of(n, sess):
         t = _input(sess.ptr, name.encode(), n.dtype.code, len(shp), L._i64arr(shp))
         if t:
             sess.leaf_inputs[name] = n
-    n.t, n.sid = sess.check(t), sess.sid
+    n.tc = (sess.sid, sess.check(t))
     return t
 
 
@@ -159,13 +161,13 @@ def apply(build, operands, params=()):
             if foreign:
                 S.realize_nodes(foreign)  # raises for an abstract array of another session
     sid = sess.sid
-    ts = [n.t if (n.np is None or (n.sid == sid and n.t)) else _tensor_of(n, sess)
-          for n in nodes]
+    # a lazy node keeps its tensor after realisation (another thread may realise it meanwhile)
+    ts = [_tensor_of(n, sess) if n.np is not None else n.t for n in nodes]
     t = build(sess.ptr, ts, *params)
     if not t:
         raise sess.error()
     node = Node.__new__(Node)
-    node.np = node.scalar = node.dptr = None
+    node.np = node.scalar = node.dptr = node.tc = None
     node.scope = kern
     node.sess, node.sid, node.t = sess, sid, t
     node.expr = (build, nodes, params)

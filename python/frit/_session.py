@@ -396,8 +396,8 @@ class Session:
             n.np = r
             n.dptr = None
             n.expr = None
-            n.sess = None  # concrete now: it no longer keeps the ctx alive
-            n.t = None
+            n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread
+            # that read n.np just before may still use it, in the ctx it is reading from)
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]
