@@ -225,7 +225,8 @@ class Compiled:
     @property
     def source(self):
         """The generated C source of the program (one translation unit)."""
-        return (L.fn["frit_program_source"](self._entry.ptr) or b"").decode()
+        with self._entry.lock:  # may run codegen in the function's ctx
+            return (L.fn["frit_program_source"](self._entry.ptr) or b"").decode()
 
     def ir(self, stage="kernel", kernel=-1):
         """The program at a pipeline stage: 'tensor', 'kernel', 'optimized', 'linear' (also
@@ -262,7 +263,8 @@ class Compiled:
     @property
     def info(self):
         """Compiler, flags, cache and whether the code was compiled now or found in a cache."""
-        return self._entry.prog.info()
+        with self._entry.lock:
+            return self._entry.prog.info()
 
     def __call__(self, *args, **kwargs):
         return self._jitted(*args, **kwargs)
