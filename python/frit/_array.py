@@ -162,7 +162,9 @@ def apply(build, operands, params=()):
                 S.realize_nodes(foreign)  # raises for an abstract array of another session
     sid = sess.sid
     # a lazy node keeps its tensor after realisation (another thread may realise it meanwhile)
-    ts = [_tensor_of(n, sess) if n.np is not None else n.t for n in nodes]
+    ts = [n.t if n.np is None else
+          c[1] if (c := n.tc) is not None and c[0] == sid else _tensor_of(n, sess)
+          for n in nodes]
     t = build(sess.ptr, ts, *params)
     if not t:
         raise sess.error()

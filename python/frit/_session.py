@@ -195,6 +195,7 @@ class Session:
         """pc: the program cache (a Session) of an eager graph session; None: a standalone
         session that compiles in its own ctx (jit)."""
         self.lock = threading.RLock()  # held by every thread using a shared session
+        self.tick = 0  # current(): calls until the next look at the node count
         if pc is not None:
             self.ptr = _ctx_new()
             if not self.ptr:
@@ -401,6 +402,7 @@ class Session:
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]
+_TICKS = 16
 _sids = itertools.count(1)
 close_hooks = []  # functions of a ctx address, called before a session frees its ctx
 
@@ -432,9 +434,12 @@ def current():
     s = t.current
     if s is None:
         s = t.current = t.eager = _next_generation(None)
-    elif s is t.eager and (lib.frit_node_count(s.ptr) > NODE_LIMIT
-                           or len(s.pc._programs) > PC_PROGRAM_LIMIT):
-        s = t.current = t.eager = _next_generation(s)
+    elif s is t.eager:
+        s.tick -= 1
+        if s.tick < 0:  # the sizes are looked at every _TICKS calls (a C call costs ~0.2 us)
+            s.tick = _TICKS
+            if lib.frit_node_count(s.ptr) > NODE_LIMIT or len(s.pc._programs) > PC_PROGRAM_LIMIT:
+                s = t.current = t.eager = _next_generation(s)
     return s
 
 

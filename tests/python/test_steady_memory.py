@@ -113,6 +113,7 @@ def test_program_cache_is_bounded(monkeypatch):
     cache; past PC_PROGRAM_LIMIT programs the thread starts a new one."""
     monkeypatch.setattr(S, "PC_PROGRAM_LIMIT", 6)
     monkeypatch.setattr(S, "NODE_LIMIT", 50)  # a new generation (and the check) every few ops
+    monkeypatch.setattr(S, "_TICKS", 0)       # look at the sizes on every current()
     frit.new_session()
     pcs = set()
     for n in range(2, 30):
