@@ -1,7 +1,8 @@
 /* Threads and steady memory in C: several threads, each with its own ctx, compile and run
  * elementwise, reduction and matmul programs at once on the shared kernel pool (checked against
  * plain C loops); the shared pool launched from several threads directly; and a ctx that
- * compiles, runs and frees programs many times without growing. Run under ThreadSanitizer by
+ * compiles, runs and frees programs many times without growing, or compiles many distinct ones
+ * at a small cost each. Run under ThreadSanitizer by
  * `make tsan`. */
 #include <math.h>
 #include <pthread.h>
@@ -229,6 +230,34 @@ static void test_compile_free_cycles(void) {
   frit_ctx_free(ctx);
 }
 
+/* Distinct programs in one ctx cost what they need (their graph, schedule and code), not a
+ * copy of the scheduler's rule set each (that was ~130 KB per program). */
+static void test_distinct_programs(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  long rss0 = 0;
+  size_t owned0 = 0;
+  int first = 40, last = 240;
+  for (int n = 2; n < last; n++) {
+    int64_t d[1] = {2 * n}, nd[2] = {n, 2};
+    frit_tensor *x = frit_input(ctx, "x", FRIT_F64, 1, d);
+    frit_tensor *y = frit_binary_t(ctx, FRIT_BF_MUL, frit_reshape(ctx, x, 2, nd), frit_scalar_f(ctx, FRIT_F64, 2.0));
+    frit_program *p = y ? compile1(ctx, y) : NULL;
+    if (!p) {
+      fprintf(stderr, "compile: %s\n", frit_error(ctx));
+      CHECK(p != NULL);
+      break;
+    }
+    if (n == first) rss0 = rss_pages(), owned0 = ctx->owned_count;
+  }
+  CHECK_EQ_INT(ctx->owned_count - owned0, last - 1 - first); /* one program object each */
+  long per_kb = (rss_pages() - rss0) * (sysconf(_SC_PAGESIZE) / 1024) / (last - 1 - first);
+  if (!SANITIZED) {
+    if (per_kb > 48) fprintf(stderr, "a distinct program costs %ld KiB\n", per_kb);
+    CHECK(per_kb <= 48);
+  }
+  frit_ctx_free(ctx);
+}
+
 int main(void) {
   const char *t = getenv("TMPDIR");
   snprintf(cache_dir, sizeof cache_dir, "%s/frit-test-threads-XXXXXX", t && *t ? t : "/tmp");
@@ -239,6 +268,7 @@ int main(void) {
   test_shared_pool();
   test_programs_in_threads();
   test_compile_free_cycles();
+  test_distinct_programs();
   frit_ctx *ctx = frit_ctx_new();
   frit_cache_clear(ctx, cache_dir);
   frit_ctx_free(ctx);
