@@ -102,7 +102,7 @@ _var = fn["frit_var"]
 NODE_LIMIT = 32_768
 # The program cache is replaced (its programs compiled again, from the disk cache) only when it
 # is this large: canonical graphs are shared by every size, so it grows with distinct programs.
-PC_NODE_LIMIT = 400_000
+PC_NODE_LIMIT = 200_000
 PC_PROGRAM_LIMIT = 512
 DEFAULT_BOUNDS = "clamp"  # frit_compile_opts.bounds of new sessions (frit.set_bounds)
 VAR_LO, VAR_HI = 2, 2 ** 31 - 1  # products of two dims stay in i64 range analysis
