@@ -48,8 +48,8 @@ DEFINE_VAR "n<j>" shared by all dims of that size (bounds 2..2**20; larger dims:
 2**20+1..2**31-1). The canonical graph of
 `a*b+c` is then the same pointer for every size, and the program cache hits. Weak scalars are 0-d
 inputs in the canonical graph, so `x * i` in a loop reuses one program too.
-Threads and memory (docs/python.md, "Threads and memory"): every thread has its own current
-session (threading.local), made on first use, so threads never share an eager ctx. An eager
+Threads and memory (docs/python.md, "Sessions, threads and memory"): every thread has its own
+current session (threading.local), made on first use, so threads never share an eager ctx. An eager
 session is split in two ctxs: the *graph* ctx holds the static graphs lazy ops build (shape and
 dtype inference; most of it is garbage once arrays are realised) and the *program cache* (`.pc`,
 a Session of its own) holds the canonical replays and the compiled programs. `current()` starts
