@@ -153,8 +153,8 @@ def apply(build, operands, params=()):
     if sess is None:
         sess = S.current()
     else:
-        if sess is not cur and sess is not tls.eager:
-            # another thread's session or an older generation: never build into it
+        if sess is not cur and sess is not tls.eager and sess is not tls.prev:
+            # another thread's session or an old generation: never build into it
             sess = S.current()
         if len(nodes) > 1 or sess is not nodes[0].sess:
             foreign = [n for n in nodes if n.np is None and n.sess is not sess]

@@ -48,6 +48,7 @@ class _Scopes(threading.local):
 
 
 _T = _Scopes()
+S.scope_open = lambda: _T.kernel is not None or bool(_T.host) or A._S.rec is not None
 _loop_ids = itertools.count()
 _CACHE_MAX = 16    # replays kept per recipe (keyed by context and input tensors)
 

@@ -53,9 +53,10 @@ current session (threading.local), made on first use, so threads never share an 
 session is split in two ctxs: the *graph* ctx holds the static graphs lazy ops build (shape and
 dtype inference; most of it is garbage once arrays are realised) and the *program cache* (`.pc`,
 a Session of its own) holds the canonical replays and the compiled programs. `current()` starts
-a new graph generation once the graph ctx holds NODE_LIMIT nodes, carrying the program cache
-over (it is replaced only past PC_NODE_LIMIT nodes or PC_PROGRAM_LIMIT programs); an old
-generation is freed when no lazy array refers to it. A lazy array of another session (another
+a new graph generation once the graph ctx holds NODE_LIMIT nodes (not while a kernel or host-loop
+scope is open), carrying the program cache over (it is replaced only past PC_NODE_LIMIT nodes or
+PC_PROGRAM_LIMIT programs); lazy arrays of the previous generation keep building in it, older
+ones are realised when used, and a generation is freed when no lazy array refers to it. A lazy array of another session (another
 thread's, or an older generation) is realised by replaying its recipe into the caller's own
 program cache, so no thread ever touches another thread's eager ctx. Sessions shared between
 threads (a jitted function's) are used under their `lock`.
@@ -98,8 +99,9 @@ _const_int = fn["frit_const_int"]
 _var = fn["frit_var"]
 
 # Graph nodes of an eager generation (about 200 bytes each, 3-5 per eager op): a new generation
-# costs nothing but a frit_ctx_new, so it is kept small for a flat process size.
-NODE_LIMIT = 32_768
+# costs little more than a frit_ctx_new, so it is kept small for a flat process size (two are
+# alive: the current one and the one before).
+NODE_LIMIT = 16_384
 # The program cache is replaced (its programs compiled again, from the disk cache) only when it
 # is this large: canonical graphs are shared by every size, so it grows with distinct programs.
 PC_NODE_LIMIT = 200_000
@@ -200,14 +202,14 @@ class Session:
             self.ptr = _ctx_new()
             if not self.ptr:
                 raise MemoryError("frit_ctx_new failed")
-            self.pc, self.opts, self.stats, self._init_kw = pc, pc.opts, pc.stats, pc._init_kw
+            self._pc, self.opts, self.stats, self._init_kw = pc, pc.opts, pc.stats, pc._init_kw
             self.leaf_inputs = weakref.WeakValueDictionary()
             self._consts, self._programs = {}, {}
             self.sid = next(_sids)
             return
         self._init_kw = dict(cache_dir=cache_dir, threads=threads, interpret=interpret,
                              no_fusion=no_fusion, cc=cc, cflags=cflags, bounds=bounds)
-        self.pc = self
+        self._pc = None  # not self: a cycle would leave freeing the ctx to the cyclic GC
         if bounds is not None and bounds not in L.BOUNDS:
             raise FritError("Session: bounds must be one of %s, not %r"
                             % (", ".join(L.BOUNDS), bounds))
@@ -226,10 +228,16 @@ class Session:
         self.stats = {"compiles": 0, "hits": 0, "cc": 0, "realize": 0}
         self.sid = next(_sids)
 
+    @property
+    def pc(self):
+        """The session whose ctx holds the programs: self, or an eager session's cache."""
+        p = self._pc
+        return self if p is None else p
+
     # ---- lifetime
     def close(self):
         if self.ptr:
-            if self.pc is self:
+            if self._pc is None:
                 self._programs.clear()
             ptr, self.ptr = self.ptr, None
             for hook in close_hooks:  # caches keyed by ctx address forget it before it is reused
@@ -360,7 +368,12 @@ class Session:
             memo[n] = t
             return t
 
-        return [visit(n) for n in nodes], leaves, sizes
+        try:
+            return [visit(n) for n in nodes], leaves, sizes
+        finally:
+            # visit refers to itself through its closure cell: a cycle that would keep the memo
+            # (nodes, hence whole graph generations) alive until the cyclic GC runs
+            visit = None  # noqa: F841
 
     def realize(self, nodes):
         """Evaluates the lazy nodes (frit._array.Node) in one program (in self's program cache,
@@ -410,6 +423,7 @@ close_hooks = []  # functions of a ctx address, called before a session frees it
 class _TLS(threading.local):
     current = None  # the session new lazy ops use (the eager one, or a jit trace's)
     eager = None    # the thread's eager graph session
+    prev = None     # the generation before it: lazy arrays still being built on keep using it
 
 
 _tls = _TLS()
@@ -438,9 +452,16 @@ def current():
         s.tick -= 1
         if s.tick < 0:  # the sizes are looked at every _TICKS calls (a C call costs ~0.2 us)
             s.tick = _TICKS
-            if lib.frit_node_count(s.ptr) > NODE_LIMIT or len(s.pc._programs) > PC_PROGRAM_LIMIT:
+            if (lib.frit_node_count(s.ptr) > NODE_LIMIT
+                    or len(s.pc._programs) > PC_PROGRAM_LIMIT) and not scope_open():
+                t.prev = s
                 s = t.current = t.eager = _next_generation(s)
     return s
+
+
+# frit._control sets this: True while the thread has a kernel or host-loop scope open (their
+# recorded nodes live in the current generation, so it is not replaced meanwhile)
+scope_open = lambda: False  # noqa: E731
 
 
 def current_or_none():
@@ -456,9 +477,10 @@ def eager():
 
 
 def own(sess):
-    """True when the calling thread may build into sess: its current or eager session."""
+    """True when the calling thread may build into sess: its current or eager session, or the
+    generation before (a lazy expression built across a generation change stays one graph)."""
     t = _tls
-    return sess is t.current or sess is t.eager
+    return sess is t.current or sess is t.eager or (sess is t.prev and sess is not None)
 
 
 def realize_nodes(nodes):
@@ -480,4 +502,5 @@ def new_session(**opts):
     """Replaces the calling thread's current session (e.g. with compile options); returns it."""
     t = _tls
     t.current = t.eager = Session(pc=Session(**opts))
+    t.prev = None
     return t.current

@@ -97,6 +97,53 @@ def test_old_generation_arrays_stay_valid():
     assert np.array_equal(np.asarray(y), (np.arange(6.0) * 3 + 1) * 2)
 
 
+def _new_generation(monkeypatch):
+    """What current() does once the graph ctx is past NODE_LIMIT."""
+    s = S.current()
+    monkeypatch.setattr(S, "NODE_LIMIT", -1)
+    s.tick = 0
+    n = S.current()
+    monkeypatch.setattr(S, "NODE_LIMIT", 10 ** 9)
+    assert n is not s and S._tls.prev is s
+    return n
+
+
+def test_lazy_expression_across_a_generation_change_stays_one_graph(monkeypatch):
+    """A lazy expression still being built when the generation changes keeps building in the
+    previous generation (one program, no early realisation); two generations old, it is realised."""
+    frit.new_session()
+    x = frit.asarray(np.arange(5.0))
+    a = frit.exp(x) * 2
+    old = S.current()
+    _new_generation(monkeypatch)
+    r0 = old.stats["realize"]
+    b = a + 1  # still lazy, in the previous generation
+    assert b._n.np is None and b._n.sess is old and old.stats["realize"] == r0
+    _new_generation(monkeypatch)  # now `old` is two generations back
+    c = b * 3
+    assert old.stats["realize"] == r0 + 1 and c._n.sess is S.current()
+    assert np.allclose(np.asarray(c), (np.exp(np.arange(5.0)) * 2 + 1) * 3)
+
+
+def test_no_generation_change_inside_scopes(monkeypatch):
+    monkeypatch.setattr(S, "NODE_LIMIT", -1)
+    monkeypatch.setattr(S, "_TICKS", 0)
+    x = frit.asarray(np.ones(4))
+    with frit.loop(3) as i:
+        s0 = S.current()
+        for _ in range(5):
+            x[...] = x + frit.asarray(np.ones(4)) * 0 + 1
+        assert S.current() is s0
+        x[...] = x * 1 + i
+    assert np.array_equal(np.asarray(x), np.full(4, 1 + 5 + 0 + 5 + 1 + 5 + 2.0))
+    y = frit.zeros(6)
+    with frit.kernel(6) as k:
+        s1 = S.current()
+        y[k] = frit.asarray(np.arange(6.0))[k] * 2 + 1
+        assert S.current() is s1
+    assert np.array_equal(np.asarray(y), np.arange(6.0) * 2 + 1)
+
+
 def test_jit_cache_is_bounded(monkeypatch):
     from frit import _jit
     monkeypatch.setattr(_jit, "JIT_CACHE_MAX", 4)
