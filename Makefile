@@ -1,6 +1,7 @@
 # Build of libfrit (static and shared), the frit CLI, tests and benchmarks.
 # make            library + CLI            make test       unit tests + fast fuzz + CLI tests
-# make asan       tests under ASan+UBSan   make check      what CI runs (test, pytest, asan; -Werror)
+# make asan       tests under ASan+UBSan   make check      what CI runs (test, pytest, asan, tsan; -Werror)
+# make tsan       threaded tests under ThreadSanitizer
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 CC ?= cc
 BUILD ?= build
@@ -24,7 +25,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test pytest fuzz-programs asan fuzz-long bench clean demo examples
+.PHONY: all check test pytest fuzz-programs asan tsan fuzz-long bench clean demo examples
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -66,11 +67,24 @@ test: all $(TEST_BINS)
 asan:
 	FRIT_FUZZ_N=$${FRIT_FUZZ_N:-20000} $(MAKE) BUILD=build-asan OPT="-O1 -g" SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 
-# Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan.
+# The threaded C tests under ThreadSanitizer (no suppressions). Generated kernels are built
+# without it (they only touch their own chunk of the buffers); the pool that runs them is.
+# WERROR is off here: the plain build already makes warnings errors, and gcc's -O1 under TSan
+# adds false maybe-uninitialized ones.
+TSAN_TESTS ?= test_threads
+tsan:
+	$(MAKE) BUILD=build-tsan WERROR= OPT="-O1 -g" SAN="-fsanitize=thread -fno-omit-frame-pointer" \
+	  $(patsubst %,build-tsan/tests/%,$(TSAN_TESTS))
+	@set -e; for t in $(TSAN_TESTS); do echo "== build-tsan/tests/$$t"; \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $$TSAN_OPTIONS" build-tsan/tests/$$t; done
+
+# Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan and
+# the threaded ones under TSan.
 check:
 	$(MAKE) WERROR=1 test
 	$(MAKE) WERROR=1 pytest
 	$(MAKE) WERROR=1 asan
+	$(MAKE) WERROR=1 tsan
 
 fuzz-long: all $(BUILD)/tests/test_fuzz_simplify
 	FRIT_FUZZ_N=$${FRIT_FUZZ_N:-5000000} $(BUILD)/tests/test_fuzz_simplify
@@ -96,6 +110,6 @@ demo: all $(BUILD)/examples/nbody
 	$(BUILD)/examples/nbody
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(BENCH_BINS:=.d) $(EXAMPLE_BINS:=.d)

@@ -7,7 +7,11 @@
  *  - Functions that can fail on user input return NULL or a frit_status other than FRIT_OK and
  *    leave a message in the context (frit_error). The context stays usable afterwards.
  *  - The library never exits and never aborts on user error; only a broken internal invariant
- *    aborts, naming file and line. */
+ *    aborts, naming file and line.
+ *  - Threads: a ctx and everything made from it (nodes, tensors, programs, its error message)
+ *    is used by one thread at a time; serialise calls if threads share one. Different ctxs are
+ *    independent and may be used by different threads at once (programs share a locked kernel
+ *    thread pool; see docs/runtime.md, "Threads"). */
 #ifndef FRIT_H
 #define FRIT_H
 
@@ -245,7 +249,8 @@ frit_status frit_print_tree(frit_ctx *ctx, frit_uop *root, FILE *out);
 frit_status frit_print_listing(frit_ctx *ctx, frit_uop *root, FILE *out);
 /* Textual IR: the listing's exact, parseable form. frit_parse_ir(frit_print_ir(g)) == g. */
 frit_status frit_print_ir(frit_ctx *ctx, frit_uop *root, FILE *out);
-/* Returns a malloc-free string owned by ctx (valid until ctx is freed), or NULL on failure. */
+/* Returns a malloc-free string owned by ctx (valid until ctx is freed), or NULL on failure.
+ * Asking again for the same root returns the same string (the ctx does not grow). */
 const char *frit_ir_to_string(frit_ctx *ctx, frit_uop *root);
 /* Parses textual IR; the last node defined is the root. NULL with FRIT_ERR_PARSE on bad text. */
 frit_uop *frit_parse_ir(frit_ctx *ctx, const char *text);
@@ -536,8 +541,8 @@ const char *frit_program_input_name(const frit_program *p, int i);
 int frit_program_num_outputs(const frit_program *p);
 /* Runs on host pointers: inputs[i] and outputs[k] are dense C-order buffers of the tensors'
  * dtypes and (bound) shapes. vars bind the symbolic dims by name. Returns FRIT_OK or an error
- * (unbound or out-of-bounds variable, shape mismatch between inputs). Thread-safe per program
- * for one caller at a time. */
+ * (unbound or out-of-bounds variable, shape mismatch between inputs). One caller at a time per
+ * ctx (the program holds its run state); programs of different ctxs may run at once. */
 frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *outputs,
                              const frit_binding *vars, int nvars);
 /* Output k's shape for these bindings: ndim into *ndim, dims into dims[FRIT_MAX_DIMS]. */

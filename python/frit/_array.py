@@ -3,6 +3,7 @@
 An Array is a mutable wrapper: in-place writes rebind it to a new node (frit._control.rebind)."""
 import itertools
 import operator
+import threading
 
 import numpy as np
 
@@ -40,14 +41,15 @@ def _abstract_error(node):
 class Node:
     """The value behind an Array. Concrete: `np` holds the data (storage dtype, C-contiguous).
     Lazy: `expr` = (build, operand nodes, params) and `t` the tensor in session `sess`.
-    Abstract (a jit tracer input): neither np nor expr. `t`/`sid` cache a concrete node's input
+    Abstract (a jit tracer input): neither np nor expr. `tc` caches a concrete node's input
     tensor per session; `scalar` marks a weak Python scalar (a CONST when traced). `scope`: the
     frit._control scope a kernel scalar or host-loop body value belongs to (None: a plain value)."""
     __slots__ = ("np", "expr", "sess", "sid", "t", "shape", "dtype", "scalar", "nops",
-                 "abstract", "dptr", "scope", "__weakref__")
+                 "abstract", "dptr", "scope", "tc", "__weakref__")
 
     def __init__(self):
         self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = self.scope = None
+        self.tc = None  # a concrete node's input tensor: (session id, tensor), read in one go
         self.sid = 0
         self.nops = 0
         self.abstract = False
@@ -59,14 +61,19 @@ class Node:
 def _concrete_node(data, dt, scalar=None):
     n = Node()
     n.np, n.shape, n.dtype, n.scalar = data, data.shape, dt, scalar
-    if _rec is not None:  # made inside a host-loop body: a body-local value
-        _rec.record(n)
+    rec = _S.rec
+    if rec is not None:  # made inside a host-loop body: a body-local value
+        rec.record(n)
     return n
 
 
-# The innermost open host-loop scope of frit._control (it records every node made in its body),
-# or None. Set by frit._control only.
-_rec = None
+class _Scopes(threading.local):
+    # The calling thread's innermost open host-loop scope of frit._control (it records every
+    # node made in its body), or None. Set by frit._control only.
+    rec = None
+
+
+_S = _Scopes()
 
 
 def _shape_of(t):
@@ -98,8 +105,9 @@ def _tensor_of(n, sess):
         if n.sess is not sess:
             raise FritError("internal: lazy array of another session")
         return n.t
-    if n.sid == sess.sid and n.t:
-        return n.t
+    c = n.tc  # one read: another thread may set it for its own session meanwhile
+    if c is not None and c[0] == sess.sid:
+        return c[1]
     if n.scalar is not None:
         v = n.scalar
         if n.dtype.kind == "f":
@@ -115,7 +123,7 @@ def _tensor_of(n, sess):
         t = _input(sess.ptr, name.encode(), n.dtype.code, len(shp), L._i64arr(shp))
         if t:
             sess.leaf_inputs[name] = n
-    n.t, n.sid = sess.check(t), sess.sid
+    n.tc = (sess.sid, sess.check(t))
     return t
 
 
@@ -125,7 +133,8 @@ def apply(build, operands, params=()):
     duck-sized inputs on realisation, so `build` must be a pure function of its arguments."""
     nodes = [o._n for o in operands]
     sess = None
-    cur = S._current
+    tls = S._tls
+    cur = tls.current
     nops = 1
     abstract = False
     kern = None
@@ -143,18 +152,24 @@ def apply(build, operands, params=()):
                     kern = sc
     if sess is None:
         sess = S.current()
-    elif len(nodes) > 1:
-        for n in nodes:
-            if n.np is None and n.sess is not sess:
-                n.sess.realize([n])  # raises for an abstract array of another session
+    else:
+        if sess is not cur and sess is not tls.eager and sess is not tls.prev:
+            # another thread's session or an old generation: never build into it
+            sess = S.current()
+        if len(nodes) > 1 or sess is not nodes[0].sess:
+            foreign = [n for n in nodes if n.np is None and n.sess is not sess]
+            if foreign:
+                S.realize_nodes(foreign)  # raises for an abstract array of another session
     sid = sess.sid
-    ts = [n.t if (n.np is None or (n.sid == sid and n.t)) else _tensor_of(n, sess)
+    # a lazy node keeps its tensor after realisation (another thread may realise it meanwhile)
+    ts = [n.t if n.np is None else
+          c[1] if (c := n.tc) is not None and c[0] == sid else _tensor_of(n, sess)
           for n in nodes]
     t = build(sess.ptr, ts, *params)
     if not t:
         raise sess.error()
     node = Node.__new__(Node)
-    node.np = node.scalar = node.dptr = None
+    node.np = node.scalar = node.dptr = node.tc = None
     node.scope = kern
     node.sess, node.sid, node.t = sess, sid, t
     node.expr = (build, nodes, params)
@@ -170,10 +185,11 @@ def apply(build, operands, params=()):
     if kern is not None:  # a kernel scalar: recorded in its kernel, never realised
         node.abstract = True
         kern.record_pure(node)
-    elif _rec is not None:  # a value of a host-loop body: rebuilt per iteration
+    elif _S.rec is not None:  # a value of a host-loop body: rebuilt per iteration
+        rec = _S.rec
         node.abstract = True
-        node.scope = _rec
-        _rec.record(node)
+        node.scope = rec
+        rec.record(node)
     elif nops > MAX_CHAIN and not abstract:
         sess.realize([node])
         node.nops = 0
@@ -375,7 +391,7 @@ class Array:
         if n.np is None:
             if n.abstract or n.expr is None:
                 raise n.abstract_error()
-            n.sess.realize([n])
+            S.realize_nodes([n])
         return n.np
 
     # ---- attributes

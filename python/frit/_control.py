@@ -23,6 +23,7 @@ import ctypes as C
 import itertools
 import operator
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -37,9 +38,17 @@ _p = C.c_void_p
 fn = L.fn
 _ptrs = L._ptrarr
 
-_kernel = None     # the open KN._Kernel (kernels do not nest)
-_host = []         # open host scopes (HL._HostLoop, _HostIf), outermost first
-_last_if = None    # (context token, condition) of the host if_ block that just closed
+class _Scopes(threading.local):
+    """The open scopes of the calling thread (each thread traces its own kernels and loops)."""
+    kernel = None   # the open KN._Kernel (kernels do not nest)
+    last_if = None  # (context token, condition) of the host if_ block that just closed
+
+    def __init__(self):
+        self.host = []  # open host scopes (HL._HostLoop, _HostIf), outermost first
+
+
+_T = _Scopes()
+S.scope_open = lambda: _T.kernel is not None or bool(_T.host) or A._S.rec is not None
 _loop_ids = itertools.count()
 _CACHE_MAX = 16    # replays kept per recipe (keyed by context and input tensors)
 
@@ -110,10 +119,10 @@ def _new_node(sess, t, expr=None, dtype=None, shape=None, abstract=False, scope=
     n = A._lazy_node(sess, t, expr, dtype, shape)
     n.abstract = abstract
     n.scope = scope
-    if scope is None and A._rec is not None:
+    if scope is None and A._S.rec is not None:
         n.abstract = True
-        n.scope = A._rec
-        A._rec.record(n)
+        n.scope = A._S.rec
+        A._S.rec.record(n)
     return n
 
 
@@ -123,7 +132,7 @@ def _chain(nodes, ops, sess):
     nops = 1 + sum(o.nops for o in ops if o.np is None)
     for n in nodes:
         n.nops = nops
-    if nops > A.MAX_CHAIN and A._rec is None and not any(n.abstract for n in nodes):
+    if nops > A.MAX_CHAIN and A._S.rec is None and not any(n.abstract for n in nodes):
         sess.realize(nodes)
         for n in nodes:
             n.nops = 0
@@ -221,27 +230,26 @@ def _const_sig(n):
 def rebind(arr, node):
     """arr now holds `node` (an in-place write). Open host scopes log the change; after a break_
     or continue_ in the innermost host loop the new value is masked by the loop's skip condition."""
-    global _last_if
-    _last_if = None  # a write between an if_ block and else_: the else_ no longer follows it
-    if _kernel is not None and arr._n.scope is not _kernel:
+    _T.last_if = None  # a write between an if_ block and else_: the else_ no longer follows it
+    if _T.kernel is not None and arr._n.scope is not _T.kernel:
         # (x += 1 on a kernel scalar only renames a value: allowed)
         raise FritError("in-place update of an array inside frit.kernel: kernels write elements "
                         "(a[i, j] = v) and variables (frit.var); whole-array updates belong "
                         "outside the kernel")
-    if _host:
+    if _T.host:
         old = arr._n
         loop = _innermost_loop()
         if loop is not None and loop.skip is not None and node is not old:
             node = A._ops.where(loop.skip, _wrap(old), _wrap(node))._n
         key = id(arr)
-        for sc in _host:
+        for sc in _T.host:
             if key not in sc.log:
                 sc.log[key] = (arr, old)
     arr._n = node
 
 
 def _innermost_loop():
-    for sc in reversed(_host):
+    for sc in reversed(_T.host):
         if sc.__class__ is HL._HostLoop:
             return sc
     return None
@@ -257,7 +265,7 @@ def _restore(log):
 def setitem(arr, idx, value):
     """arr[idx] = value: an element store inside a kernel; otherwise arr is rebound to the
     functional update (numpy indexing, index arrays; duplicates: the last in index order)."""
-    k = _kernel
+    k = _T.kernel
     if k is not None:
         ok, _ = KN._is_element_index(arr, idx)
         if ok:
@@ -295,7 +303,7 @@ def _scatter_inplace(mode):
         if not isinstance(a, A.Array):
             raise FritTypeError("frit.scatter_%s: expected a frit.Array to update, got %s"
                                 % (mode, type(a).__name__))
-        if _kernel is not None:
+        if _T.kernel is not None:
             raise FritError("frit.scatter_%s: not inside frit.kernel (use frit.atomic_%s on "
                             "elements)" % (mode, "exchange" if mode == "set" else mode))
         from . import _indexing as I
@@ -332,7 +340,22 @@ class _Recipe:
             if len(self.cache) >= _CACHE_MAX:
                 self.cache.clear()
             self.cache[key] = r
+            _LIVE_RECIPES.add(self)
         return r
+
+
+# Recipes whose cache holds tensors of some ctx: a freed ctx's address can be reused by a new
+# one (sessions come and go: eager generations, threads), so its entries are dropped first.
+_LIVE_RECIPES = weakref.WeakSet()
+
+
+def _forget_ctx(ctx):
+    for r in list(_LIVE_RECIPES):
+        for k in [k for k in list(r.cache) if k[0] == ctx]:
+            r.cache.pop(k, None)
+
+
+S.close_hooks.append(_forget_ctx)
 
 
 class Var:
@@ -441,7 +464,7 @@ def var(x, *args, **kwargs):
     or a 0-d value inside frit.kernel; otherwise numpy's variance frit.var(x, axis=None, ddof=0,
     keepdims=False, dtype=None, correction=None) (the array API name), so that an array argument
     always means the variance. frit.Var(init, dtype) always makes a variable."""
-    if isinstance(x, Var) or A.is_weak(x) or (_kernel is not None and getattr(x, "ndim", 0) == 0):
+    if isinstance(x, Var) or A.is_weak(x) or (_T.kernel is not None and getattr(x, "ndim", 0) == 0):
         return Var(x, *args, **kwargs)
     return A._ops.var(x, *args, **kwargs)
 
@@ -450,7 +473,7 @@ def _make_var(v, init, dtype):
     """Fills Var v: inside frit.kernel a register of each kernel point (init converted to dtype);
     outside kernels a value (0-d or n-d) that host loops carry."""
     dt = None if dtype is None else D.dtype(dtype)
-    k = _kernel
+    k = _T.kernel
     if k is not None:
         init_n = _scalar_operand(init, "frit.var", dt)
         dt = dt or init_n.dtype
@@ -481,7 +504,7 @@ def loop(start, end=None, step=1):
         start, end = 0, start
     if _is_int(step) and int(step) == 0:
         raise FritError("frit.loop: step must not be zero")
-    if _kernel is not None:
+    if _T.kernel is not None:
         return KN._KernelLoop(start, end, step)
     return HL._HostLoopCtx(start, end, step)
 
@@ -510,8 +533,7 @@ class _If:
         self.cond, self.is_else = cond, is_else
 
     def __enter__(self):
-        global _last_if
-        k = _kernel
+        k = _T.kernel
         self.k = k
         if k is not None:
             if self.is_else:
@@ -520,12 +542,12 @@ class _If:
                 k._run(("else",))
                 k.pending = False  # the if's end now comes at the else_ block's exit (H7)
                 return None
-            _last_if = None
+            _T.last_if = None
             c = _scalar_operand(self.cond, "frit.if_")
             k._run(("if", c))
             return None
         if self.is_else:
-            li = _last_if
+            li = _T.last_if
             tok = _context_token()
             if li is None or any(x is not y for x, y in zip(li[0][1:], tok[1:])) or \
                     li[0][0] != tok[0]:
@@ -533,13 +555,12 @@ class _If:
             cond = A._ops.logical_not(li[1])
         else:
             cond = _bool_cond(self.cond, "frit.if_")
-        _last_if = None
+        _T.last_if = None
         self.sc = _HostIf(cond)
-        _host.append(self.sc)
+        _T.host.append(self.sc)
         return None
 
     def __exit__(self, et, ev, tb):
-        global _last_if
         k = self.k
         if k is not None:
             if et is not None:
@@ -553,16 +574,16 @@ class _If:
                 k.pending = True  # if_end deferred: an else_ may follow
             return False
         sc = self.sc
-        _host.pop()
+        _T.host.pop()
         if et is not None:
             _restore(sc.log)
-            _last_if = None
+            _T.last_if = None
             return False
         where = A._ops.where
         for arr, old in sc.log.values():
             if arr._n is not old:
                 arr._n = where(sc.cond, _wrap(arr._n), _wrap(old))._n
-        _last_if = None if self.is_else else (_context_token(), sc.cond)
+        _T.last_if = None if self.is_else else (_context_token(), sc.cond)
         return False
 
 
@@ -580,7 +601,7 @@ def _context_token():
     f = sys._getframe(2)
     while f is not None and f.f_globals.get("__name__", "").startswith("frit."):
         f = f.f_back
-    return (len(_host), _host[-1] if _host else None, f)
+    return (len(_T.host), _T.host[-1] if _T.host else None, f)
 
 
 def if_(cond):
@@ -598,7 +619,7 @@ def _host_path(loop):
     """The conjunction of the host if_ conditions between loop and the innermost scope."""
     conds = []
     seen = False
-    for sc in _host:
+    for sc in _T.host:
         if sc is loop:
             seen = True
         elif seen and sc.__class__ is _HostIf:
@@ -622,15 +643,14 @@ def continue_():
 
 
 def _jump(kind):
-    global _last_if
-    k = _kernel
+    k = _T.kernel
     if k is not None:
         k._run((kind,))
         return
     loop = _innermost_loop()
     if loop is None:
         raise FritError("frit.%s_: not inside a frit.loop" % kind)
-    _last_if = None
+    _T.last_if = None
     O = A._ops
     path = _host_path(loop)
     if path is None:
@@ -678,7 +698,8 @@ def set_bounds(mode):
     sess = S.current()
     if sess.opts.bounds != L.BOUNDS[mode]:
         sess.opts.bounds = L.BOUNDS[mode]
-        sess._programs.clear()  # programs compiled under the old policy (the ctx still owns them)
+        sess.pc._init_kw["bounds"] = mode  # the next program cache of this thread too
+        sess.pc._programs.clear()  # programs compiled under the old policy (the ctx still owns them)
 
 
 def get_bounds():

@@ -9,7 +9,7 @@ from . import _control as K
 from . import _session as S
 from ._control import (_chain, _status, _check, _is_int, _const, _is_const, _const_tensor,
                       _new_node, _wrap, _const_sig, _expr_sig, Var, rebind, _CACHE_MAX, _RECIPES,
-                      _host, _innermost_loop, _restore, _loop_ids, _p, fn, _ptrs)
+                      _innermost_loop, _restore, _loop_ids, _p, fn, _ptrs)
 from ._errors import FritError, FritTypeError
 
 
@@ -18,19 +18,19 @@ class _HostLoopCtx:
         self.args = [_loop_bound(v) for v in (start, end, step)]
 
     def __enter__(self):
-        K._last_if = None
+        K._T.last_if = None
         sc = _HostLoop(S.current(), *self.args)
         self.sc = sc
-        sc.prev_rec = A._rec
-        _host.append(sc)
-        A._rec = sc
+        sc.prev_rec = A._S.rec
+        K._T.host.append(sc)
+        A._S.rec = sc
         return _wrap(sc.i_node)
 
     def __exit__(self, et, ev, tb):
-        K._last_if = None
+        K._T.last_if = None
         sc = self.sc
-        _host.pop()
-        A._rec = sc.prev_rec
+        K._T.host.pop()
+        A._S.rec = sc.prev_rec
         if et is not None:
             sc.open = False
             _restore(sc.log)
@@ -140,7 +140,7 @@ class _HostLoop(K._Recipe):
         ts = []
         for n in ext_list:
             if n.np is None and n.sess is not sess:
-                n.sess.realize([n])
+                S.realize_nodes([n])
             ts.append(A._tensor_of(n, sess))
         self.open = False
         recipe = self

@@ -163,11 +163,16 @@ class _Entry:
     from, the variable bindings, how to size each output and the output pytree."""
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
-                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards")
+                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock")
 
     def run(self, leaves, sizes):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
-        in variable order. Returns the output pytree of frit Arrays."""
+        in variable order. Returns the output pytree of frit Arrays. The binding and pointer
+        arrays and the program's run state are per entry: one thread at a time (the lock)."""
+        with self.lock:
+            return self._run(leaves, sizes)
+
+    def _run(self, leaves, sizes):
         if self.nbind:
             bv = self.bvals
             j = 1
@@ -232,15 +237,17 @@ class Compiled:
     @property
     def source(self):
         """The generated C source of the program (one translation unit)."""
-        return (L.fn["frit_program_source"](self._entry.ptr) or b"").decode()
+        with self._entry.lock:  # may run codegen in the function's ctx
+            return (L.fn["frit_program_source"](self._entry.ptr) or b"").decode()
 
     def ir(self, stage="kernel", kernel=-1):
         """The program at a pipeline stage: 'tensor', 'kernel', 'optimized', 'linear' (also
         'plan', 'source'); for one kernel index or all (-1)."""
         e = self._entry
         st = []
-        text = S.capture_file(lambda f: st.append(
-            lib.frit_program_print(e.ptr, str(stage).encode(), int(kernel), f)))
+        with e.lock:
+            text = S.capture_file(lambda f: st.append(
+                lib.frit_program_print(e.ptr, str(stage).encode(), int(kernel), f)))
         if st and st[0]:
             raise e.sess.error("ir")
         return text
@@ -249,14 +256,15 @@ class Compiled:
     def required_memory(self):
         """Bytes of intermediate memory for the shapes this was lowered with."""
         e = self._entry
-        b = e.bind
-        if e.nbind:
-            for i, v in enumerate(self._sizes):
-                b[i].value = v
-        n = C.c_size_t()
-        if _required_memory(e.ptr, b, e.nbind, C.byref(n)):
-            raise e.sess.error("required_memory")
-        return n.value
+        with e.lock:
+            b = e.bind
+            if e.nbind:
+                for i, v in enumerate(self._sizes):
+                    b[i].value = v
+            n = C.c_size_t()
+            if _required_memory(e.ptr, b, e.nbind, C.byref(n)):
+                raise e.sess.error("required_memory")
+            return n.value
 
     @property
     def dynamic(self):
@@ -267,7 +275,8 @@ class Compiled:
     @property
     def info(self):
         """Compiler, flags, cache and whether the code was compiled now or found in a cache."""
-        return self._entry.prog.info()
+        with self._entry.lock:
+            return self._entry.prog.info()
 
     def __call__(self, *args, **kwargs):
         return self._jitted(*args, **kwargs)
@@ -486,28 +495,39 @@ class Jitted:
             e = self._cache.get(key)
             if e is not None:
                 return e
-            if not self._dynamic:
-                e = self._cache[key] = self._trace_locked(data, sizes, trees, dts, False)
-                return e
-            try:
-                e = self._trace_locked(data, sizes, trees, dts, True)
-            except Exception:  # noqa: BLE001 - retried with static shapes, which re-raises
-                # e.g. a closure constant of shape (3,) next to a symbolic dim, or shape
-                # arithmetic on x.shape (None for symbolic dims): trace per concrete shape
-                self.fallback_count += 1
-                e = self._trace_locked(data, [], trees, dts, False)
-                self._cache[key] = {tuple([a.shape for a in data]): e}
-                return self._cache[key]
-            self._cache[key] = e
+            if len(self._cache) >= JIT_CACHE_MAX:
+                # bounded: start over in a new ctx (the old one is freed with its last entry)
+                self._cache = {}
+                self._sess = None
+            with self._session().lock:
+                return self._trace_new(key, data, sizes, trees, dts)
+
+    def _trace_new(self, key, data, sizes, trees, dts):
+        """_trace for a key not in the cache (both locks held)."""
+        if not self._dynamic:
+            e = self._cache[key] = self._trace_locked(data, sizes, trees, dts, False)
             return e
+        try:
+            e = self._trace_locked(data, sizes, trees, dts, True)
+        except Exception:  # noqa: BLE001 - retried with static shapes, which re-raises
+            # e.g. a closure constant of shape (3,) next to a symbolic dim, or shape
+            # arithmetic on x.shape (None for symbolic dims): trace per concrete shape
+            self.fallback_count += 1
+            e = self._trace_locked(data, [], trees, dts, False)
+            self._cache[key] = {tuple([a.shape for a in data]): e}
+            return self._cache[key]
+        self._cache[key] = e
+        return e
 
     def _static_entry(self, fb, data, trees, dts):
         skey = tuple([a.shape for a in data])
         e = fb.get(skey)
         if e is None:
-            with self._lock:
+            with self._lock, self._session().lock:
                 e = fb.get(skey)
                 if e is None:
+                    if len(fb) >= JIT_CACHE_MAX:
+                        fb.clear()
                     e = fb[skey] = self._trace_locked(data, [], trees, dts, False)
         return e
 
@@ -581,6 +601,7 @@ class Jitted:
         e = _Entry()
         e.sess = sess
         e.checks = tuple(checks)
+        e.lock = sess.lock
         e.dynamic = dynamic
         e.out_tree = out_tree
         e.nout = len(out_ts)
@@ -656,6 +677,9 @@ class Jitted:
 
 
 L_MAX_DIMS = 16
+# Signatures a jitted function keeps (each holds a program in the function's ctx); past it the
+# cache and the ctx start over, so a function called with ever new static shapes stays bounded.
+JIT_CACHE_MAX = 256
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):

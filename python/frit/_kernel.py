@@ -16,11 +16,11 @@ from ._errors import FritError, FritTypeError
 
 
 def kernel_open():
-    return K._kernel is not None
+    return K._T.kernel is not None
 
 
 def _need_kernel(what):
-    k = K._kernel
+    k = K._T.kernel
     if k is None:
         raise FritError("%s: only inside a `with frit.kernel(shape)` block" % what)
     return k
@@ -35,21 +35,21 @@ class _KernelCtx:
         self.k = None
 
     def __enter__(self):
-        if K._kernel is not None:
+        if K._T.kernel is not None:
             raise FritError("frit.kernel: kernels do not nest (a kernel is already open)")
-        K._last_if = None
+        K._T.last_if = None
         dims, like, single = self.spec
         k = _Kernel(S.current(), self.name)
         idx = k.begin(dims, like)
-        K._kernel = self.k = k
+        K._T.kernel = self.k = k
         if single:
             return idx[0]
         return tuple(idx)
 
     def __exit__(self, et, ev, tb):
         k = self.k
-        K._kernel = None
-        K._last_if = None
+        K._T.kernel = None
+        K._T.last_if = None
         if et is not None:
             k.abort()
             return False
@@ -100,7 +100,7 @@ class _Kernel(K._Recipe):
         if n.np is None and n.sess is not self.sess:
             if n.abstract or n.expr is None:
                 raise FritError("frit.kernel: an array traced in another session is used")
-            n.sess.realize([n])
+            S.realize_nodes([n])
         t = A._tensor_of(n, self.sess)
         self.ext[n] = len(self.ext_list)
         self.ext_list.append(n)
@@ -509,7 +509,7 @@ def _is_element_index(arr, idx):
 
 def kernel_getitem(arr, idx):
     """arr[idx] inside a kernel: an element read when idx is one scalar per axis, else None."""
-    k = K._kernel
+    k = K._T.kernel
     if arr._n.scope is k:
         return None
     ok, has_k = _is_element_index(arr, idx)
@@ -551,7 +551,7 @@ class _KernelLoop:
         self.args = [_scalar_operand(v, "frit.loop") for v in (start, end, step)]
 
     def __enter__(self):
-        K._last_if = None
+        K._T.last_if = None
         k = _need_kernel("frit.loop")
         self.k = k
         out = [None]

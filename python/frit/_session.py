@@ -48,13 +48,24 @@ DEFINE_VAR "n<j>" shared by all dims of that size (bounds 2..2**20; larger dims:
 2**20+1..2**31-1). The canonical graph of
 `a*b+c` is then the same pointer for every size, and the program cache hits. Weak scalars are 0-d
 inputs in the canonical graph, so `x * i` in a loop reuses one program too.
-Memory: a long-lived ctx grows with every op; `current()` starts a new session once the ctx holds
-more than NODE_LIMIT nodes; the old ctx is freed when no array refers to it any more.
+Threads and memory (docs/python.md, "Sessions, threads and memory"): every thread has its own
+current session (threading.local), made on first use, so threads never share an eager ctx. An eager
+session is split in two ctxs: the *graph* ctx holds the static graphs lazy ops build (shape and
+dtype inference; most of it is garbage once arrays are realised) and the *program cache* (`.pc`,
+a Session of its own) holds the canonical replays and the compiled programs. `current()` starts
+a new graph generation once the graph ctx holds NODE_LIMIT nodes (not while a kernel or host-loop
+scope is open), carrying the program cache over (it is replaced only past PC_NODE_LIMIT nodes or
+PC_PROGRAM_LIMIT programs); lazy arrays of the previous generation keep building in it, older
+ones are realised when used, and a generation is freed when no lazy array refers to it. A lazy array of another session (another
+thread's, or an older generation) is realised by replaying its recipe into the caller's own
+program cache, so no thread ever touches another thread's eager ctx. Sessions shared between
+threads (a jitted function's) are used under their `lock`.
 """
 import contextlib
 import itertools
 import ctypes as C
 import re
+import threading
 import weakref
 
 import numpy as np
@@ -87,7 +98,14 @@ _input_sym = fn["frit_input_sym"]
 _const_int = fn["frit_const_int"]
 _var = fn["frit_var"]
 
-NODE_LIMIT = 4_000_000
+# Graph nodes of an eager generation (about 200 bytes each, 3-5 per eager op): a new generation
+# costs little more than a frit_ctx_new, so it is kept small for a flat process size (two are
+# alive: the current one and the one before).
+NODE_LIMIT = 16_384
+# The program cache is replaced (its programs compiled again, from the disk cache) only when it
+# is this large: canonical graphs are shared by every size, so it grows with distinct programs.
+PC_NODE_LIMIT = 200_000
+PC_PROGRAM_LIMIT = 512
 DEFAULT_BOUNDS = "clamp"  # frit_compile_opts.bounds of new sessions (frit.set_bounds)
 VAR_LO, VAR_HI = 2, 2 ** 31 - 1  # products of two dims stay in i64 range analysis
 # Realisation buckets dims: up to SMALL_HI a variable "n<j>" bounded by it (so range analysis of
@@ -175,7 +193,23 @@ class Session:
     """One frit_ctx and what lives in it: lazy graphs, canonical inputs, compiled programs."""
 
     def __init__(self, cache_dir=None, threads=0, interpret=False, no_fusion=False, cc=None,
-                 cflags=None, bounds=None):
+                 cflags=None, bounds=None, pc=None):
+        """pc: the program cache (a Session) of an eager graph session; None: a standalone
+        session that compiles in its own ctx (jit)."""
+        self.lock = threading.RLock()  # held by every thread using a shared session
+        self.tick = 0  # current(): calls until the next look at the node count
+        if pc is not None:
+            self.ptr = _ctx_new()
+            if not self.ptr:
+                raise MemoryError("frit_ctx_new failed")
+            self._pc, self.opts, self.stats, self._init_kw = pc, pc.opts, pc.stats, pc._init_kw
+            self.leaf_inputs = weakref.WeakValueDictionary()
+            self._consts, self._programs = {}, {}
+            self.sid = next(_sids)
+            return
+        self._init_kw = dict(cache_dir=cache_dir, threads=threads, interpret=interpret,
+                             no_fusion=no_fusion, cc=cc, cflags=cflags, bounds=bounds)
+        self._pc = None  # not self: a cycle would leave freeing the ctx to the cyclic GC
         if bounds is not None and bounds not in L.BOUNDS:
             raise FritError("Session: bounds must be one of %s, not %r"
                             % (", ".join(L.BOUNDS), bounds))
@@ -198,12 +232,21 @@ class Session:
         # (frit.linalg numerical failures); None otherwise
         self.trace_checks = None
 
+    @property
+    def pc(self):
+        """The session whose ctx holds the programs: self, or an eager session's cache."""
+        p = self._pc
+        return self if p is None else p
+
     # ---- lifetime
     def close(self):
         if self.ptr:
-            self._programs.clear()
-            _ctx_free(self.ptr)
-            self.ptr = None
+            if self._pc is None:
+                self._programs.clear()
+            ptr, self.ptr = self.ptr, None
+            for hook in close_hooks:  # caches keyed by ctx address forget it before it is reused
+                hook(ptr)
+            _ctx_free(ptr)
 
     def __del__(self):
         try:
@@ -213,13 +256,14 @@ class Session:
 
     @contextlib.contextmanager
     def as_current(self):
-        global _current
-        old = _current
-        _current = self
+        """Makes self the calling thread's current session (jit tracing holds self.lock)."""
+        t = _tls
+        old = t.current
+        t.current = self
         try:
             yield self
         finally:
-            _current = old
+            t.current = old
 
     def node_count(self):
         return lib.frit_node_count(self.ptr)
@@ -252,6 +296,10 @@ class Session:
         if p is not None:
             self.stats["hits"] += 1
             return p
+        with self.lock:
+            return self._compile_locked(key)
+
+    def _compile_locked(self, key):
         arr = (_p * max(1, len(key)))(*key)
         ptr = _compile(self.ptr, arr, len(key), C.byref(self.opts))
         self.stats["compiles"] += 1
@@ -324,19 +372,28 @@ class Session:
             memo[n] = t
             return t
 
-        return [visit(n) for n in nodes], leaves, sizes
+        try:
+            return [visit(n) for n in nodes], leaves, sizes
+        finally:
+            # visit refers to itself through its closure cell: a cycle that would keep the memo
+            # (nodes, hence whole graph generations) alive until the cyclic GC runs
+            visit = None  # noqa: F841
 
     def realize(self, nodes):
-        """Evaluates the lazy nodes (frit._array.Node) in one program; afterwards each holds its
-        data (node.np) and has dropped its expression."""
+        """Evaluates the lazy nodes (frit._array.Node) in one program (in self's program cache,
+        whichever session built them: replaying needs only their recipes); afterwards each holds
+        its data (node.np) and has dropped its expression."""
         nodes = [n for n in nodes if n.np is None]
         if not nodes:
             return
         for n in nodes:
-            if n.sess is not self:
-                raise FritError("internal: realising a node of another session")
             if n.expr is None:
                 raise n.abstract_error()
+        pc = self.pc
+        with pc.lock:
+            pc._realize_locked(nodes)
+
+    def _realize_locked(self, nodes):
         try:
             outs, leaves, sizes = self._replay(nodes, False)
         except FritError:
@@ -352,29 +409,102 @@ class Session:
         res = prog.run(None, vars, [n.shape for n in nodes], [n.dtype.storage for n in nodes], ptrs)
         self.stats["realize"] += 1
         for n, r in zip(nodes, res):
+            if n.np is not None:  # another thread realised it meanwhile
+                continue
             n.np = r
             n.dptr = None
             n.expr = None
-            n.sess = None  # concrete now: it no longer keeps the ctx alive
-            n.t = None
+            n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread
+            # that read n.np just before may still use it, in the ctx it is reading from)
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]
-_current = None
+_TICKS = 16
 _sids = itertools.count(1)
+close_hooks = []  # functions of a ctx address, called before a session frees its ctx
+
+
+class _TLS(threading.local):
+    current = None  # the session new lazy ops use (the eager one, or a jit trace's)
+    eager = None    # the thread's eager graph session
+    prev = None     # the generation before it: lazy arrays still being built on keep using it
+
+
+_tls = _TLS()
+
+
+def _fresh_pc(old):
+    return Session(**old._init_kw) if old is not None else Session()
+
+
+def _next_generation(s):
+    """A new eager graph generation after s, carrying its program cache over unless it is full."""
+    pc = s.pc if s is not None else None
+    if pc is None or (pc.ptr and (lib.frit_node_count(pc.ptr) > PC_NODE_LIMIT
+                                  or len(pc._programs) > PC_PROGRAM_LIMIT)):
+        pc = _fresh_pc(pc)
+    return Session(pc=pc)
 
 
 def current():
-    """The session that creation functions and ops on concrete arrays use."""
-    global _current
-    s = _current
-    if s is None or (s.ptr and lib.frit_node_count(s.ptr) > NODE_LIMIT):
-        s = _current = Session()
+    """The calling thread's session that creation functions and ops on concrete arrays use."""
+    t = _tls
+    s = t.current
+    if s is None:
+        s = t.current = t.eager = _next_generation(None)
+    elif s is t.eager:
+        s.tick -= 1
+        if s.tick < 0:  # the sizes are looked at every _TICKS calls (a C call costs ~0.2 us)
+            s.tick = _TICKS
+            if (lib.frit_node_count(s.ptr) > NODE_LIMIT
+                    or len(s.pc._programs) > PC_PROGRAM_LIMIT) and not scope_open():
+                t.prev = s
+                s = t.current = t.eager = _next_generation(s)
     return s
 
 
+# frit._control sets this: True while the thread has a kernel or host-loop scope open (their
+# recorded nodes live in the current generation, so it is not replaced meanwhile)
+scope_open = lambda: False  # noqa: E731
+
+
+def current_or_none():
+    return _tls.current
+
+
+def eager():
+    """The calling thread's eager session (not a jit trace's)."""
+    t = _tls
+    if t.eager is None or t.current is t.eager:
+        return current()
+    return t.eager
+
+
+def own(sess):
+    """True when the calling thread may build into sess: its current or eager session, or the
+    generation before (a lazy expression built across a generation change stays one graph)."""
+    t = _tls
+    return sess is t.current or sess is t.eager or (sess is t.prev and sess is not None)
+
+
+def realize_nodes(nodes):
+    """Realises lazy nodes of any session: in their own session when it is the calling
+    thread's, otherwise by replaying them into the thread's eager session."""
+    groups = {}
+    for n in nodes:
+        if n.np is not None:
+            continue
+        if n.abstract or n.expr is None:
+            raise n.abstract_error()
+        s = n.sess if own(n.sess) else eager()
+        groups.setdefault(id(s), (s, []))[1].append(n)
+    for s, ns in groups.values():
+        s.realize(ns)
+
+
 def new_session(**opts):
-    """Replaces the current session (e.g. with compile options); returns it."""
-    global _current
-    _current = Session(**opts)
-    return _current
+    """Replaces the calling thread's current session (e.g. with compile options); returns it."""
+    t = _tls
+    t.current = t.eager = Session(pc=Session(**opts))
+    t.prev = None
+    return t.current

@@ -8,6 +8,7 @@ import numpy as np
 from . import _dtypes as D
 from . import _lib as L
 from . import _bounds as B
+from . import _session as S
 from ._array import Array, apply, asarray, operand, operands2
 from ._errors import FritError, FritTypeError
 from ._ops import (_b_reshape_dims, _reshape_groups, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
@@ -619,13 +620,5 @@ def from_dlpack(x):
 
 def realize(*arrays):
     """Evaluates lazy arrays together (one program); returns them."""
-    by_sess = {}
-    for a in arrays:
-        n = a._n
-        if n.np is None:
-            if n.abstract or n.expr is None:
-                raise n.abstract_error()
-            by_sess.setdefault(id(n.sess), (n.sess, []))[1].append(n)
-    for sess, nodes in by_sess.values():
-        sess.realize(nodes)
+    S.realize_nodes([a._n for a in arrays])
     return arrays[0] if len(arrays) == 1 else arrays

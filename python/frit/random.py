@@ -13,6 +13,7 @@ Defaults differ from numpy in one respect: floats are float32 unless dtype= says
 Results are lazy frit arrays. Inside frit.jit a draw is traced once: the compiled function
 returns the same numbers on every call (pass a seed argument, static, to vary them).
 """
+import itertools
 import os
 
 import numpy as np
@@ -87,13 +88,14 @@ class Generator:
             raise FritError("seed must be non-negative")
         self._seed = seed & _M64
         self._count = 0
+        self._counter = itertools.count(1)  # next() is atomic: threads never share a key
 
     def __repr__(self):
         return "frit.random.Generator(seed=%d, draws=%d)" % (self._seed, self._count)
 
     def _key(self):
-        self._count += 1
-        return _splitmix64((self._seed + self._count * _GOLDEN) & _M64)
+        c = self._count = next(self._counter)
+        return _splitmix64((self._seed + c * _GOLDEN) & _M64)
 
     def _draw(self, build, dt, size, a, b):
         shape = _size(size)

@@ -150,9 +150,63 @@ frit_status frit_print_ir(frit_ctx *ctx, frit_uop *root, FILE *out) {
   return ferror(out) ? frit_set_error(ctx, FRIT_ERR_INVALID, "print_ir: write error") : FRIT_OK;
 }
 
-static void free_string(void *p) { free(p); }
+/* The strings frit_ir_to_string handed out, by root. A node never changes, so its text never
+ * does: asking again returns the same string, and a loop that prints one graph many times does
+ * not grow the ctx. Open addressing on the root pointer. */
+typedef struct ir_strings {
+  frit_uop **roots;
+  char **texts;
+  size_t n, cap; /* cap: a power of two */
+} ir_strings;
+
+static void ir_strings_destroy(void *p) {
+  ir_strings *m = p;
+  for (size_t i = 0; i < m->cap; i++) free(m->texts[i]);
+  free(m->roots);
+  free(m->texts);
+  free(m);
+}
+
+static ir_strings *ir_strings_of(frit_ctx *ctx) {
+  for (size_t i = 0; i < ctx->owned_count; i++)
+    if (ctx->owned[i].destroy == ir_strings_destroy) return ctx->owned[i].ptr;
+  ir_strings *m = calloc(1, sizeof *m);
+  if (!m || !frit_ctx_own(ctx, m, ir_strings_destroy)) return NULL;
+  return m;
+}
+
+static size_t ir_slot(const ir_strings *m, const frit_uop *root) {
+  size_t h = (size_t)(((uintptr_t)root >> 4) * UINT64_C(0x9E3779B97F4A7C15));
+  size_t i = h & (m->cap - 1);
+  while (m->roots[i] && m->roots[i] != root) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+static bool ir_strings_grow(ir_strings *m) {
+  size_t cap = m->cap ? m->cap * 2 : 16;
+  ir_strings g = {calloc(cap, sizeof *g.roots), calloc(cap, sizeof *g.texts), m->n, cap};
+  if (!g.roots || !g.texts) {
+    free(g.roots), free(g.texts);
+    return false;
+  }
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->roots[i]) {
+      size_t j = ir_slot(&g, m->roots[i]);
+      g.roots[j] = m->roots[i], g.texts[j] = m->texts[i];
+    }
+  free(m->roots), free(m->texts);
+  *m = g;
+  return true;
+}
 
 const char *frit_ir_to_string(frit_ctx *ctx, frit_uop *root) {
+  ir_strings *m = ir_strings_of(ctx);
+  if (!m || ((m->n + 1) * 2 > m->cap && !ir_strings_grow(m))) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "ir_to_string: out of memory");
+    return NULL;
+  }
+  size_t slot = root ? ir_slot(m, root) : 0;
+  if (root && m->roots[slot]) return m->texts[slot];
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -166,9 +220,11 @@ const char *frit_ir_to_string(frit_ctx *ctx, frit_uop *root) {
     free(buf);
     return NULL;
   }
-  /* The API promises the string lives as long as ctx, so it is owned, not kept in the
+  /* The API promises the string lives as long as ctx, so it is kept in the map, not in the
    * single result slot that the next string result would free. */
-  if (!frit_ctx_own(ctx, buf, free_string)) return NULL;
+  m->roots[slot] = root;
+  m->texts[slot] = buf;
+  m->n++;
   return buf;
 }
 

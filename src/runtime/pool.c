@@ -1,5 +1,7 @@
 /* The kernel thread pool: workers wait on a launch counter, take chunks of the outermost
- * GLOBAL axis from a shared atomic cursor, and report back through a countdown. */
+ * GLOBAL axis from a shared atomic cursor, and report back through a countdown. Programs share
+ * one process-wide pool per thread count (frit_pool_acquire); a launch that finds the pool busy
+ * with another caller's kernel runs on its own caller instead of waiting. */
 #include "runtime/pool.h"
 
 #include <pthread.h>
@@ -31,6 +33,7 @@ struct frit_pool {
   pthread_cond_t wake, done_cv;
   atomic_uint_fast64_t gen; /* launch counter; changes under mu */
   int stop;
+  atomic_int busy;             /* a caller is launching: others run their kernels themselves */
   atomic_uint_fast64_t cursor; /* gen (24 bits) | nchunks (20) | next chunk (20) */
   atomic_int_fast64_t done;    /* chunks finished in the current launch */
   /* the current launch: read only by a thread holding a claimed chunk */
@@ -101,6 +104,7 @@ frit_pool *frit_pool_new(int nthreads) {
   atomic_init(&p->gen, 0);
   atomic_init(&p->cursor, 0);
   atomic_init(&p->done, 0);
+  atomic_init(&p->busy, 0);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done_cv, NULL);
@@ -139,7 +143,10 @@ int frit_pool_threads(const frit_pool *p) { return p ? p->n : 1; }
 void frit_pool_launch(frit_pool *p, frit_kernel_fn fn, void *const *bufs, const int64_t *vars,
                       int64_t extent) {
   if (extent <= 0) return;
-  if (!p || p->n <= 1 || extent == 1) {
+  /* one launch at a time: a second caller (another program, another thread) does its work
+     alone rather than queueing behind the first; the cores are busy with the first anyway */
+  if (!p || p->n <= 1 || extent == 1 ||
+      atomic_exchange_explicit(&p->busy, 1, memory_order_acquire)) {
     fn(bufs, vars, 0, extent);
     return;
   }
@@ -169,4 +176,52 @@ void frit_pool_launch(frit_pool *p, frit_kernel_fn fn, void *const *bufs, const 
   while (atomic_load_explicit(&p->done, memory_order_acquire) < nchunks)
     pthread_cond_wait(&p->done_cv, &p->mu);
   pthread_mutex_unlock(&p->mu);
+  atomic_store_explicit(&p->busy, 0, memory_order_release);
+}
+
+/* ---------- the shared pools ---------- */
+
+/* A few pools by thread count, reference-counted by the programs using them: the threads live
+ * while some program needs them, and a process has as many workers as cores, not as many as
+ * programs times cores. */
+#define MAX_SHARED 8
+static struct {
+  int nthreads, refs;
+  frit_pool *pool;
+} shared[MAX_SHARED];
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+
+frit_pool *frit_pool_acquire(int nthreads) {
+  if (nthreads < 2) return NULL;
+  frit_pool *p = NULL;
+  pthread_mutex_lock(&shared_mu);
+  int slot = -1;
+  for (int i = 0; i < MAX_SHARED && !p; i++) {
+    if (shared[i].pool && shared[i].nthreads == nthreads) {
+      p = shared[i].pool;
+      shared[i].refs++;
+    } else if (!shared[i].pool && slot < 0) {
+      slot = i;
+    }
+  }
+  if (!p && slot >= 0 && (p = frit_pool_new(nthreads)) != NULL) {
+    shared[slot].pool = p;
+    shared[slot].nthreads = nthreads;
+    shared[slot].refs = 1;
+  }
+  pthread_mutex_unlock(&shared_mu);
+  return p; /* NULL (out of memory, or every slot taken by another count): run on the caller */
+}
+
+void frit_pool_release(frit_pool *p) {
+  if (!p) return;
+  frit_pool *dead = NULL;
+  pthread_mutex_lock(&shared_mu);
+  for (int i = 0; i < MAX_SHARED; i++)
+    if (shared[i].pool == p && --shared[i].refs == 0) {
+      dead = p;
+      shared[i].pool = NULL;
+    }
+  pthread_mutex_unlock(&shared_mu);
+  frit_pool_free(dead); /* no program uses it: nobody launches on it any more */
 }

@@ -9,7 +9,7 @@
 
 static void program_destroy(void *ptr) {
   frit_program *p = ptr;
-  frit_pool_free(p->pool);
+  frit_pool_release(p->pool);
   free(p->arena);
   free(p->numel);
   free(p->offsets);
@@ -75,6 +75,9 @@ void frit_program_free(frit_program *p) {
       break;
     }
   }
+  /* drop disarmed slots at the end, so that compile/free cycles do not grow the list */
+  while (ctx->owned_count > 0 && ctx->owned[ctx->owned_count - 1].destroy == owned_noop)
+    ctx->owned_count--;
   program_destroy(p);
 }
 
@@ -228,7 +231,7 @@ static frit_status run_kernel(frit_program *p, int k) {
     if (st != FRIT_OK) return st;
     if (extent > 0) {
       if (p->threads > 1 && extent > 1 && kernel_work(p, k) >= FRIT_RT_MIN_PARALLEL_WORK) {
-        if (!p->pool) p->pool = frit_pool_new(p->threads); /* NULL: run on the caller */
+        if (!p->pool) p->pool = frit_pool_acquire(p->threads); /* NULL: run on the caller */
         frit_pool_launch(p->pool, ck->fn, p->params, p->varvals, extent);
       } else {
         ck->fn(p->params, p->varvals, 0, extent);
@@ -311,7 +314,7 @@ static frit_status run_steps(frit_program *p) {
       break;
     }
     case FRIT_STEP_LOOP_BEGIN: {
-      bool enter;
+      bool enter = false;
       frit_status rc = loop_begin(p, st->loop, &enter);
       if (rc != FRIT_OK) return rc;
       pc = enter ? pc + 1 : s->loops[st->loop].end_step + 1;

@@ -33,7 +33,7 @@ struct frit_program {
   frit_rt_compiled *c;
   frit_cg_config cfg;
   int threads;       /* threads the pool uses (1: none started) */
-  frit_pool *pool;   /* started on the first run that needs it */
+  frit_pool *pool;   /* the shared pool, acquired on the first run that needs it */
   /* run state, reused between runs */
   void *arena;
   size_t arena_cap;

@@ -314,9 +314,24 @@ static const char rangeify_text[] =
 #include "schedule/rangeify.rules.inc"
     ;
 
+/* The parsed rules, once per ctx (found among its owned objects by the holder's destructor):
+ * parsing them on every compile kept a new rule set per program in the ctx, ~130 KB each. */
+typedef struct rules_holder {
+  frit_ruleset *rs;
+} rules_holder;
+static void rules_holder_destroy(void *p) { free(p); } /* the rule set is owned by the ctx */
+
 frit_ruleset *sched_rangeify_rules(frit_ctx *ctx) {
-  return frit_ruleset_parse(ctx, "rangeify", rangeify_text, rangeify_fns,
-                            (int)(sizeof rangeify_fns / sizeof *rangeify_fns));
+  for (size_t i = 0; i < ctx->owned_count; i++)
+    if (ctx->owned[i].destroy == rules_holder_destroy) return ((rules_holder *)ctx->owned[i].ptr)->rs;
+  frit_ruleset *rs = frit_ruleset_parse(ctx, "rangeify", rangeify_text, rangeify_fns,
+                                        (int)(sizeof rangeify_fns / sizeof *rangeify_fns));
+  rules_holder *h = rs ? malloc(sizeof *h) : NULL;
+  if (h) {
+    h->rs = rs;
+    if (!frit_ctx_own(ctx, h, rules_holder_destroy)) frit_clear_error(ctx); /* not cached: still usable */
+  }
+  return rs;
 }
 
 /* ---------- kernels ---------- */
