@@ -32,3 +32,10 @@ from . import linalg  # noqa: E402,F401
 from ._sorting import (sort, argsort, searchsorted, nonzero, flatnonzero, argwhere,  # noqa: E402,F401
                        unique, unique_all, unique_counts, unique_inverse, unique_values, interp,
                        histogram)
+# functions defined after the complex dispatch: a complex argument gets a clear error
+from ._complex_api import reject_complex as _reject_complex  # noqa: E402
+for _name in ("sort", "argsort", "searchsorted", "nonzero", "flatnonzero", "argwhere", "unique",
+              "unique_all", "unique_counts", "unique_inverse", "unique_values", "interp",
+              "histogram", "diagonal", "trace"):
+    globals()[_name] = _reject_complex(globals()[_name], _name)
+del _name

@@ -110,6 +110,12 @@ def _dispatch(name, real, cfn):
     return f
 
 
+def reject_complex(fn, name):
+    """fn, raising a clear FritTypeError for complex arguments (functions defined outside _ops
+    that have no complex form)."""
+    return _dispatch(name, fn, _reject(name))
+
+
 _names = sorted(set(O.__all__) | set(_COMPLEX) | set(_REAL_FALLBACK))
 __all__ = ["complex64", "complex128", "ComplexArray"]
 for _n in _names:
