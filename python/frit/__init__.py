@@ -26,3 +26,4 @@ from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  #
                        atomic_exchange, scatter_add, scatter_min, scatter_max, scatter_and,
                        scatter_or, scatter_xor, scatter_set, indices, set_bounds, get_bounds)
 from ._elementwise_extra import *  # noqa: E402,F401,F403
+from ._manip import *  # noqa: E402,F401,F403
