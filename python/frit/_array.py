@@ -428,6 +428,8 @@ class Array:
 
     def __array_namespace__(self, api_version=None):
         import frit
+        from ._namespace import check_api_version
+        check_api_version(api_version)
         return frit
 
     def to_device(self, device, stream=None):
@@ -455,7 +457,10 @@ class Array:
         return v
 
     def __dlpack__(self, *args, **kwargs):
-        return self.numpy().__dlpack__(*args, **kwargs)
+        """DLPack export of the (realised) numpy storage: zero-copy, numpy's capsule."""
+        if self._n.dtype is D.bfloat16:
+            raise BufferError("__dlpack__: bfloat16 arrays are not exported (astype float32)")
+        return self._realize().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU

@@ -618,7 +618,10 @@ def cumsum(x, axis=None, dtype=None):
     if dtype is not None:
         x = astype(x, dtype, copy=False)
     ax = L.NO_AXIS if axis is None else _int(axis, "axis")
-    return apply(_b_cumsum, [x], (ax,))
+    r = apply(_b_cumsum, [x], (ax,))
+    if dtype is not None and r.dtype is not x.dtype:  # numpy: an explicit dtype accumulates in it
+        r = astype(r, x.dtype, copy=False)  # (integer sums wrap alike in any width)
+    return r
 
 
 from ._shape_ops import *  # noqa: E402,F401,F403  (movement, linalg, nn, creation)

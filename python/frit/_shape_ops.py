@@ -536,8 +536,13 @@ def array(x, dtype=None, copy=True):
     return asarray(x, dtype=dtype, copy=copy)
 
 
-def from_dlpack(x):
-    return asarray(np.from_dlpack(x))
+def from_dlpack(x, /, *, device=None, copy=None):
+    """Array API from_dlpack: zero-copy view of a DLPack producer's CPU memory (numpy, torch,
+    frit); copy=True copies, copy=False refuses to copy (as numpy.from_dlpack)."""
+    if device not in (None, "cpu"):
+        raise ValueError("from_dlpack: frit arrays live on 'cpu', not %r" % (device,))
+    a = np.from_dlpack(x) if copy is None else np.from_dlpack(x, copy=copy)
+    return asarray(a)
 
 
 def realize(*arrays):
