@@ -99,6 +99,9 @@ def moveaxis(x, source, destination):
             raise FritError("moveaxis: axis %d is out of bounds for array of dimension %d" % (a, n))
     src = [a % n for a in src]
     dst = [a % n for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise FritError("moveaxis: repeated axis in source %s or destination %s"
+                        % (source, destination))
     order = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
