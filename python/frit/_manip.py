@@ -100,11 +100,22 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative("cumprod", x, axis, dtype, include_initial)
 
 
+def _bcast_all(*xs):
+    """broadcast_arrays that also works on symbolic (jit) dims: a bool array of the common shape
+    built by broadcasting ops, then where(it, x, x) (WHERE keeps every bit pattern)."""
+    if not any(d is None for x in xs for d in x.shape):
+        return list(O.broadcast_arrays(*xs))
+    full = O.zeros_like(xs[0], dtype=D.bool_)
+    for x in xs[1:]:
+        full = O.logical_or(full, O.zeros_like(x, dtype=D.bool_))
+    return [O.where(full, x, x) for x in xs]
+
+
 def _tri(name, x, k):
     x = operand(x)
     k = _index(k, "%s: k" % name)
     if x.ndim == 1:  # numpy: the 1-d input is the row of a square matrix
-        x = O.broadcast_to(x, (x.shape[0], x.shape[0]))
+        x = _bcast_all(O.expand_dims(x, 0), O.expand_dims(x, 1))[0]
     return apply(_b_tri, [x], ("frit_" + name, k))
 
 
@@ -222,7 +233,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     nd = len(xi)
     outs = []
     for i, x in enumerate(xi):
-        x = O.ravel(operand(x))
+        x = operand(x)
+        if x.ndim != 1:
+            x = O.ravel(x)
         pos = i
         if indexing == "xy" and nd > 1 and i < 2:
             pos = 1 - i
@@ -231,7 +244,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
                 x = O.expand_dims(x, ax)
         outs.append(x)
     if not sparse and nd > 1:
-        outs = list(O.broadcast_arrays(*outs))
+        outs = _bcast_all(*outs)
     if copy:
         outs = [O.contiguous(o) if not sparse else o for o in outs]
     return tuple(outs)
