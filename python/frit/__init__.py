@@ -27,4 +27,5 @@ from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  #
                        scatter_or, scatter_xor, scatter_set, indices, set_bounds, get_bounds)
 from ._elementwise_extra import *  # noqa: E402,F401,F403
 from ._manip import *  # noqa: E402,F401,F403
-from ._namespace import isdtype, __array_namespace_info__  # noqa: E402,F401
+from ._namespace import isdtype, __array_namespace_info__, CREATION as _C  # noqa: E402,F401
+globals().update(_C)  # creation functions with device= (array API)

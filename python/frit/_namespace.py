@@ -1,12 +1,16 @@
 """The Python array API standard (2023.12) namespace pieces: isdtype, __array_namespace_info__,
 callable dtypes (frit.float32(3) is a 0-d frit array), the accepted api_version strings."""
+import functools
+
 import numpy as np
 
 from . import _dtypes as D
-from ._array import Array, asarray
+from . import _shape_ops as SO
+from ._array import Array, asarray as _asarray
 from ._errors import FritError, FritTypeError
 
 __all__ = ["isdtype", "__array_namespace_info__"]
+asarray = _asarray
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12")
 
@@ -110,8 +114,29 @@ def _dtype_call(self, value=0):
     if isinstance(value, Array):
         return value.astype(self)
     if self is D.bfloat16:
-        return asarray(np.float32(value), dtype=self)
-    return asarray(self.value.type(value))
+        return _asarray(np.float32(value), dtype=self)
+    return _asarray(self.value.type(value))
 
 
 D.DType.__call__ = _dtype_call
+
+
+def _check_device(op, device):
+    if device not in (None, "cpu"):
+        raise ValueError("%s: frit arrays live on 'cpu', not %r" % (op, device))
+
+
+def _with_device(f):
+    """The creation function f with the array API's device= keyword (only 'cpu')."""
+    @functools.wraps(f)
+    def g(*args, device=None, **kw):
+        _check_device(f.__name__, device)
+        return f(*args, **kw)
+    return g
+
+
+# array API creation functions: numpy's signatures plus device= (exported by frit/__init__)
+CREATION = {n: _with_device(getattr(SO, n)) for n in (
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+    "arange", "linspace", "eye")}
+CREATION["asarray"] = _with_device(_asarray)
