@@ -2,7 +2,7 @@
 tril/triu, unstack/split/array_split, rot90, meshgrid, diff, tile, moveaxis."""
 import numpy as np
 
-from .spec import Row, FLOATS, INTS, REAL, array, unary_cases, binary_cases
+from .spec import Row, FLOATS, INTS, REAL, SIGNED, array, unary_cases, binary_cases
 
 NUMERIC = INTS + FLOATS
 
@@ -47,7 +47,10 @@ for _name, _np_name, _cases in [
     ROWS += _u(_name, _np_name, _cases)
 for _name in ("copysign", "hypot", "logaddexp", "logaddexp2", "nextafter", "fmax", "fmin"):
     ROWS += _b(_name)
-ROWS += _b("fmod", binary_cases("normal", "nonzero"))
+# divisors away from 0 (x % 0 is 0 for integers as numpy, NaN for floats: covered by the tests),
+# both signs through the negated copy
+ROWS += _b("fmod", binary_cases("normal", "positive"))
+ROWS += _b("fmod", _mapped(binary_cases("normal", "positive"), np.negative), dtypes=FLOATS + SIGNED)
 
 
 def _mat_cases(rng, n, dtype):
