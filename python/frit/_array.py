@@ -456,11 +456,13 @@ class Array:
             v = v.copy()
         return v
 
-    def __dlpack__(self, *args, **kwargs):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export of the (realised) numpy storage: zero-copy, numpy's capsule."""
         if self._n.dtype is D.bfloat16:
             raise BufferError("__dlpack__: bfloat16 arrays are not exported (astype float32)")
-        return self._realize().__dlpack__(*args, **kwargs)
+        kw = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                ("dl_device", dl_device), ("copy", copy)) if v is not None}
+        return self._realize().__dlpack__(**kw)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU

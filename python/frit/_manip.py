@@ -227,7 +227,8 @@ def rot90(m, k=1, axes=(0, 1)):
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """numpy.meshgrid: coordinate arrays from 1-d (flattened) inputs; indexing 'xy' (Cartesian,
-    the first two outputs swapped) or 'ij' (matrix); sparse keeps the size-1 dims."""
+    the first two outputs swapped) or 'ij' (matrix); sparse keeps the size-1 dims. Returns a
+    list (array API) where numpy returns a tuple."""
     if indexing not in ("xy", "ij"):
         raise FritError("meshgrid: indexing must be 'xy' or 'ij', got %r" % (indexing,))
     nd = len(xi)
@@ -247,7 +248,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         outs = _bcast_all(*outs)
     if copy:
         outs = [O.contiguous(o) if not sparse else o for o in outs]
-    return tuple(outs)
+    return outs  # a list, as the array API says (numpy gives a tuple)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):

@@ -1,10 +1,12 @@
 """The Python array API standard (2023.12) namespace pieces: isdtype, __array_namespace_info__,
 callable dtypes (frit.float32(3) is a 0-d frit array), the accepted api_version strings."""
 import functools
+import inspect
 
 import numpy as np
 
 from . import _dtypes as D
+from . import _ops as O
 from . import _shape_ops as SO
 from ._array import Array, asarray as _asarray
 from ._errors import FritError, FritTypeError
@@ -132,6 +134,11 @@ def _with_device(f):
     def g(*args, device=None, **kw):
         _check_device(f.__name__, device)
         return f(*args, **kw)
+    sig = inspect.signature(f)
+    params = list(sig.parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(at, inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
+    g.__signature__ = sig.replace(parameters=params)
     return g
 
 
@@ -140,3 +147,4 @@ CREATION = {n: _with_device(getattr(SO, n)) for n in (
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
     "arange", "linspace", "eye")}
 CREATION["asarray"] = _with_device(_asarray)
+CREATION["astype"] = _with_device(O.astype)
