@@ -245,6 +245,17 @@ def test_cumsum_cumprod(f):
         assert r.dtype == e.dtype and r.shape == e.shape and np.array_equal(r, e), (f, x, kw, r, e)
 
 
+def test_sum_prod_explicit_dtype():
+    """numpy: dtype= is the accumulator and the result dtype (found by the array API suite:
+    frit.sum(uint8, dtype=uint8) gave uint64)."""
+    x = np.array([[200, 100, 7], [3, 250, 9]], np.uint8)
+    for f in ("sum", "prod"):
+        for dt, ax in ((np.uint8, None), (np.int8, 0), (np.int16, 1), (np.float32, None)):
+            e = getattr(np, f)(x, axis=ax, dtype=dt)
+            r = np.asarray(getattr(frit, f)(frit.asarray(x), axis=ax, dtype=dt))
+            assert r.dtype == e.dtype and np.array_equal(r, e), (f, dt, ax, r, e)
+
+
 @pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])
 def test_cumulative_array_api(f):
     cases = [(np.arange(1., 7.).reshape(2, 3), {"axis": 1, "include_initial": True}),
