@@ -317,14 +317,18 @@ typedef enum frit_ufunc {
   FRIT_UF_SIN, FRIT_UF_COS, FRIT_UF_TAN, FRIT_UF_ASIN, FRIT_UF_ACOS, FRIT_UF_ATAN,
   FRIT_UF_SINH, FRIT_UF_COSH, FRIT_UF_TANH, FRIT_UF_SIGMOID, FRIT_UF_RELU, FRIT_UF_GELU,
   FRIT_UF_ERF, FRIT_UF_FLOOR, FRIT_UF_CEIL, FRIT_UF_ROUND, FRIT_UF_TRUNC, FRIT_UF_ISNAN,
-  FRIT_UF_ISINF, FRIT_UF_LOGICAL_NOT, FRIT_UF_BITWISE_NOT, FRIT_UF_COUNT_
+  FRIT_UF_ISINF, FRIT_UF_LOGICAL_NOT, FRIT_UF_BITWISE_NOT,
+  FRIT_UF_ACOSH, FRIT_UF_ASINH, FRIT_UF_ATANH, FRIT_UF_CBRT, FRIT_UF_RINT, FRIT_UF_DEG2RAD,
+  FRIT_UF_RAD2DEG, FRIT_UF_SIGNBIT, FRIT_UF_COUNT_
 } frit_ufunc;
 typedef enum frit_bfunc {
   FRIT_BF_ADD, FRIT_BF_SUB, FRIT_BF_MUL, FRIT_BF_TRUEDIV, FRIT_BF_FLOORDIV, FRIT_BF_REMAINDER,
   FRIT_BF_POW, FRIT_BF_MINIMUM, FRIT_BF_MAXIMUM, FRIT_BF_ATAN2, FRIT_BF_LT, FRIT_BF_LE,
   FRIT_BF_GT, FRIT_BF_GE, FRIT_BF_EQ, FRIT_BF_NE, FRIT_BF_LOGICAL_AND, FRIT_BF_LOGICAL_OR,
   FRIT_BF_LOGICAL_XOR, FRIT_BF_BITWISE_AND, FRIT_BF_BITWISE_OR, FRIT_BF_BITWISE_XOR,
-  FRIT_BF_LSHIFT, FRIT_BF_RSHIFT, FRIT_BF_COUNT_
+  FRIT_BF_LSHIFT, FRIT_BF_RSHIFT,
+  FRIT_BF_COPYSIGN, FRIT_BF_HYPOT, FRIT_BF_LOGADDEXP, FRIT_BF_LOGADDEXP2, FRIT_BF_NEXTAFTER,
+  FRIT_BF_FMOD, FRIT_BF_FMAX, FRIT_BF_FMIN, FRIT_BF_COUNT_
 } frit_bfunc;
 const char *frit_ufunc_name(frit_ufunc f); /* short name: "neg", "abs", "sqrt" ... */
 const char *frit_bfunc_name(frit_bfunc f);
@@ -378,6 +382,10 @@ typedef enum frit_rfunc {
 frit_tensor *frit_reduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const int *axes, int naxes,
                          int keepdims, double ddof);
 frit_tensor *frit_cumsum(frit_ctx *ctx, frit_tensor *x, int axis); /* FRIT_NO_AXIS: flattened */
+frit_tensor *frit_cumprod(frit_ctx *ctx, frit_tensor *x, int axis); /* numpy dtypes as cumsum */
+/* numpy tril/triu: zeros above (tril) or below (triu) diagonal k of the last two axes. */
+frit_tensor *frit_tril(frit_ctx *ctx, frit_tensor *x, int64_t k);
+frit_tensor *frit_triu(frit_ctx *ctx, frit_tensor *x, int64_t k);
 
 /* Linear algebra and neural-net ops */
 frit_tensor *frit_matmul(frit_ctx *ctx, frit_tensor *a, frit_tensor *b); /* numpy matmul rules */

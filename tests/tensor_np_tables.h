@@ -50,6 +50,14 @@ static const char *const np_unary[FRIT_UF_COUNT_] = {
     "????????????", /* isinf */
     "????????????", /* logical_not */
     "?bhilBHILxxx", /* invert */
+    "eefddefddefd", /* arccosh */
+    "eefddefddefd", /* arcsinh */
+    "eefddefddefd", /* arctanh */
+    "eefddefddefd", /* cbrt */
+    "eefddefddefd", /* rint */
+    "eefddefddefd", /* deg2rad */
+    "eefddefddefd", /* rad2deg */
+    "????????????", /* signbit */
 };
 /* numpy: result dtype of each frit_bfunc on (a, b), rows a, columns b, in "?bhilBHILefd" order */
 static const char *const np_binary[FRIT_BF_COUNT_][12] = {
@@ -77,6 +85,14 @@ static const char *const np_binary[FRIT_BF_COUNT_][12] = {
     {/* bitwise_xor */ "?bhilBHILxxx", "bbhilhilxxxx", "hhhilhilxxxx", "iiiiliilxxxx", "llllllllxxxx", "BhhilBHILxxx", "HiiilHHILxxx", "IllllIIILxxx", "LxxxxLLLLxxx", "xxxxxxxxxxxx", "xxxxxxxxxxxx", "xxxxxxxxxxxx"},
     {/* left_shift */ "bbhilBHILxxx", "bbhilhilxxxx", "hhhilhilxxxx", "iiiiliilxxxx", "llllllllxxxx", "BhhilBHILxxx", "HiiilHHILxxx", "IllllIIILxxx", "LxxxxLLLLxxx", "xxxxxxxxxxxx", "xxxxxxxxxxxx", "xxxxxxxxxxxx"},
     {/* right_shift */ "bbhilBHILxxx", "bbhilhilxxxx", "hhhilhilxxxx", "iiiiliilxxxx", "llllllllxxxx", "BhhilBHILxxx", "HiiilHHILxxx", "IllllIIILxxx", "LxxxxLLLLxxx", "xxxxxxxxxxxx", "xxxxxxxxxxxx", "xxxxxxxxxxxx"},
+    {/* copysign */ "eefddefddefd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* hypot */ "eefddefddefd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* logaddexp */ "eefddefddefd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* logaddexp2 */ "eefddefddefd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* nextafter */ "eefddefddefd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd", "dddddddddddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* fmod */ "bbhilBHILefd", "bbhilhildefd", "hhhilhildffd", "iiiiliildddd", "lllllllldddd", "BhhilBHILefd", "HiiilHHILffd", "IllllIIILddd", "LddddLLLLddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* fmax */ "?bhilBHILefd", "bbhilhildefd", "hhhilhildffd", "iiiiliildddd", "lllllllldddd", "BhhilBHILefd", "HiiilHHILffd", "IllllIIILddd", "LddddLLLLddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
+    {/* fmin */ "?bhilBHILefd", "bbhilhildefd", "hhhilhildffd", "iiiiliildddd", "lllllllldddd", "BhhilBHILefd", "HiiilHHILffd", "IllllIIILddd", "LddddLLLLddd", "eefddefddefd", "fffddffddffd", "dddddddddddd"},
 };
 static const double np_fd_a[13] = {-7.5, -1.5, -1.0, -0.0, 0.0, 1.0, 1.5, 7.5, INFINITY, -INFINITY, NAN, 1e+300, -3.0};
 static const double np_fd_b[10] = {-2.0, -1.5, -0.0, 0.0, 0.5, 1.0, 3.0, INFINITY, -INFINITY, 1e-300};

@@ -32,10 +32,18 @@ from . import linalg  # noqa: E402,F401
 from ._sorting import (sort, argsort, searchsorted, nonzero, flatnonzero, argwhere,  # noqa: E402,F401
                        unique, unique_all, unique_counts, unique_inverse, unique_values, interp,
                        histogram)
-# functions defined after the complex dispatch: a complex argument gets a clear error
-from ._complex_api import reject_complex as _reject_complex  # noqa: E402
+from . import _elementwise_extra, _manip  # noqa: E402
+from ._elementwise_extra import *  # noqa: E402,F401,F403
+from ._manip import *  # noqa: E402,F401,F403
+from ._namespace import (isdtype, __array_namespace_info__, CREATION_NAMES as _CREATION,  # noqa: E402,F401
+                         with_device as _with_device)
+# functions defined after the complex dispatch (frit._complex_api): a complex argument goes to
+# the complex form where there is one, else gets a clear error
+from ._complex_api import complex_dispatch as _complex_dispatch  # noqa: E402
 for _name in ("sort", "argsort", "searchsorted", "nonzero", "flatnonzero", "argwhere", "unique",
               "unique_all", "unique_counts", "unique_inverse", "unique_values", "interp",
-              "histogram", "diagonal", "trace"):
-    globals()[_name] = _reject_complex(globals()[_name], _name)
+              "histogram", "diagonal", "trace") + tuple(_elementwise_extra.__all__) + tuple(_manip.__all__):
+    globals()[_name] = _complex_dispatch(globals()[_name], _name)
+for _name in _CREATION:  # the array API's device= keyword
+    globals()[_name] = _with_device(globals()[_name])
 del _name

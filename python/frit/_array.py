@@ -445,6 +445,8 @@ class Array:
 
     def __array_namespace__(self, api_version=None):
         import frit
+        from ._namespace import check_api_version
+        check_api_version(api_version)
         return frit
 
     def to_device(self, device, stream=None):
@@ -471,8 +473,13 @@ class Array:
             v = v.copy()
         return v
 
-    def __dlpack__(self, *args, **kwargs):
-        return self.numpy().__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export of the (realised) numpy storage: zero-copy, numpy's capsule."""
+        if self._n.dtype is D.bfloat16:
+            raise BufferError("__dlpack__: bfloat16 arrays are not exported (astype float32)")
+        kw = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                ("dl_device", dl_device), ("copy", copy)) if v is not None}
+        return self._realize().__dlpack__(**kw)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU

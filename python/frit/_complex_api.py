@@ -110,10 +110,10 @@ def _dispatch(name, real, cfn):
     return f
 
 
-def reject_complex(fn, name):
-    """fn, raising a clear FritTypeError for complex arguments (functions defined outside _ops
-    that have no complex form)."""
-    return _dispatch(name, fn, _reject(name))
+def complex_dispatch(fn, name):
+    """fn for real arguments; for complex ones the complex form of `name`, or a clear
+    FritTypeError where there is none (functions defined outside _ops)."""
+    return _dispatch(name, fn, _COMPLEX.get(name) or _reject(name))
 
 
 _names = sorted(set(O.__all__) | set(_COMPLEX) | set(_REAL_FALLBACK))

@@ -146,6 +146,24 @@ class _BF16Info:
         return "finfo(resolution=0.01, min=-3.39e+38, max=3.39e+38, dtype=bfloat16)"
 
 
+class _Info:
+    """numpy's finfo/iinfo with the array API's types: Python floats/ints for the limits and the
+    frit dtype as .dtype; numpy's other attributes pass through."""
+
+    def __init__(self, npinfo, d):
+        self._np, self.dtype = npinfo, d
+        self.bits = int(npinfo.bits)
+        conv = float if d.kind == "f" else int
+        for k in ("max", "min") + (("eps", "smallest_normal") if d.kind == "f" else ()):
+            setattr(self, k, conv(getattr(npinfo, k)))
+
+    def __getattr__(self, k):
+        return getattr(self._np, k)
+
+    def __repr__(self):
+        return repr(self._np).replace(str(self._np.dtype), self.dtype.name)
+
+
 def finfo(x):
     """numpy.finfo of a float dtype (or array); bfloat16 gets its own limits."""
     d = dtype(getattr(x, "dtype", x))
@@ -155,7 +173,7 @@ def finfo(x):
         return np.finfo(d.value)
     if d.kind != "f":
         raise FritTypeError("finfo of non-float dtype %s" % d.name)
-    return np.finfo(d.value)
+    return _Info(np.finfo(d.value), d)
 
 
 def iinfo(x):
@@ -163,7 +181,7 @@ def iinfo(x):
     d = dtype(getattr(x, "dtype", x))
     if d.kind not in "iu":
         raise FritTypeError("iinfo of non-integer dtype %s" % d.name)
-    return np.iinfo(d.value)
+    return _Info(np.iinfo(d.value), d)
 
 
 def can_cast(from_, to, casting="safe"):

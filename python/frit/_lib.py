@@ -233,10 +233,12 @@ def has(name):
 UF_NAMES = ["neg", "abs", "sign", "sqrt", "rsqrt", "reciprocal", "exp", "exp2", "log", "log2",
             "log1p", "expm1", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
             "sigmoid", "relu", "gelu", "erf", "floor", "ceil", "round", "trunc", "isnan", "isinf",
-            "logical_not", "bitwise_not"]
+            "logical_not", "bitwise_not", "acosh", "asinh", "atanh", "cbrt", "rint", "deg2rad",
+            "rad2deg", "signbit"]
 BF_NAMES = ["add", "sub", "mul", "truediv", "floordiv", "remainder", "pow", "minimum", "maximum",
             "atan2", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_xor",
-            "bitwise_and", "bitwise_or", "bitwise_xor", "lshift", "rshift"]
+            "bitwise_and", "bitwise_or", "bitwise_xor", "lshift", "rshift", "copysign", "hypot",
+            "logaddexp", "logaddexp2", "nextafter", "fmod", "fmax", "fmin"]
 RF_NAMES = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin", "any", "all",
             "logsumexp"]
 UF = {n: i for i, n in enumerate(UF_NAMES)}

@@ -543,12 +543,20 @@ def _reduce(fname, x, axis, keepdims, ddof=0.0, dtype=None):
                                   float(ddof)))
 
 
+def _in_dtype(r, dtype):
+    """numpy: an explicit dtype is the result dtype (integer sums/products wrap alike in the
+    wider accumulator, so casting afterwards is exact)."""
+    if dtype is not None and r.dtype is not D.dtype(dtype):
+        r = astype(r, dtype, copy=False)
+    return r
+
+
 def sum(x, axis=None, dtype=None, keepdims=False):
-    return _reduce("sum", x, axis, keepdims, dtype=dtype)
+    return _in_dtype(_reduce("sum", x, axis, keepdims, dtype=dtype), dtype)
 
 
 def prod(x, axis=None, dtype=None, keepdims=False):
-    return _reduce("prod", x, axis, keepdims, dtype=dtype)
+    return _in_dtype(_reduce("prod", x, axis, keepdims, dtype=dtype), dtype)
 
 
 def max(x, axis=None, keepdims=False):
@@ -616,7 +624,10 @@ def cumsum(x, axis=None, dtype=None):
     if dtype is not None:
         x = astype(x, dtype, copy=False)
     ax = L.NO_AXIS if axis is None else _int(axis, "axis")
-    return apply(_b_cumsum, [x], (ax,))
+    r = apply(_b_cumsum, [x], (ax,))
+    if dtype is not None and r.dtype is not x.dtype:  # numpy: an explicit dtype accumulates in it
+        r = astype(r, x.dtype, copy=False)  # (integer sums wrap alike in any width)
+    return r
 
 
 from ._shape_ops import *  # noqa: E402,F401,F403  (movement, linalg, nn, creation)

@@ -102,6 +102,9 @@ def moveaxis(x, source, destination):
             raise FritError("moveaxis: axis %d is out of bounds for array of dimension %d" % (a, n))
     src = [a % n for a in src]
     dst = [a % n for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise FritError("moveaxis: repeated axis in source %s or destination %s"
+                        % (source, destination))
     order = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -614,8 +617,13 @@ def array(x, dtype=None, copy=True):
     return asarray(x, dtype=dtype, copy=copy)
 
 
-def from_dlpack(x):
-    return asarray(np.from_dlpack(x))
+def from_dlpack(x, /, *, device=None, copy=None):
+    """Array API from_dlpack: zero-copy view of a DLPack producer's CPU memory (numpy, torch,
+    frit); copy=True copies, copy=False refuses to copy (as numpy.from_dlpack)."""
+    if device not in (None, "cpu"):
+        raise ValueError("from_dlpack: frit arrays live on 'cpu', not %r" % (device,))
+    a = np.from_dlpack(x) if copy is None else np.from_dlpack(x, copy=copy)
+    return asarray(a)
 
 
 def realize(*arrays):

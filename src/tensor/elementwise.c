@@ -1,6 +1,7 @@
 /* Elementwise tensor ops with numpy's dtype rules (ufunc loop selection) and numpy's results:
  * unary/binary ufuncs, where, clip and astype, lowered onto ALU/CAST/WHERE nodes. */
 #include "tensor/tensor_internal.h"
+#include "tensor/elementwise_extra.h"
 
 #include <math.h>
 
@@ -8,12 +9,13 @@ static const char *const ufunc_names[FRIT_UF_COUNT_] = {
     "neg", "abs", "sign", "sqrt", "rsqrt", "reciprocal", "exp", "exp2", "log", "log2", "log1p",
     "expm1", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
     "relu", "gelu", "erf", "floor", "ceil", "round", "trunc", "isnan", "isinf", "logical_not",
-    "bitwise_not",
+    "bitwise_not", "acosh", "asinh", "atanh", "cbrt", "rint", "deg2rad", "rad2deg", "signbit",
 };
 static const char *const bfunc_names[FRIT_BF_COUNT_] = {
     "add", "sub", "mul", "truediv", "floordiv", "remainder", "pow", "minimum", "maximum", "atan2",
     "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "lshift", "rshift",
+    "bitwise_or", "bitwise_xor", "lshift", "rshift", "copysign", "hypot", "logaddexp", "logaddexp2",
+    "nextafter", "fmod", "fmax", "fmin",
 };
 
 const char *frit_ufunc_name(frit_ufunc f) { return (unsigned)f < FRIT_UF_COUNT_ ? ufunc_names[f] : "?"; }
@@ -155,6 +157,9 @@ frit_tensor *frit_unary_t(frit_ctx *ctx, frit_ufunc f, frit_tensor *x) {
   case FRIT_UF_BITWISE_NOT:
     if (isf) return TI_FAIL1(ctx, name, x, "not supported for floating-point dtypes");
     return ti_alu1(ctx, FRIT_OP_NOT, x);
+  case FRIT_UF_ACOSH: case FRIT_UF_ASINH: case FRIT_UF_ATANH: case FRIT_UF_CBRT: case FRIT_UF_RINT:
+  case FRIT_UF_DEG2RAD: case FRIT_UF_RAD2DEG: case FRIT_UF_SIGNBIT:
+    return ti_unary_extra(ctx, f, x);
   case FRIT_UF_COUNT_:
     break;
   }
@@ -297,6 +302,9 @@ frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_ten
   case FRIT_BF_ADD: case FRIT_BF_MUL: case FRIT_BF_MINIMUM: case FRIT_BF_MAXIMUM: case FRIT_BF_LT: case FRIT_BF_LE:
   case FRIT_BF_GT: case FRIT_BF_GE: case FRIT_BF_EQ: case FRIT_BF_NE: case FRIT_BF_COUNT_:
     break;
+  case FRIT_BF_COPYSIGN: case FRIT_BF_HYPOT: case FRIT_BF_LOGADDEXP: case FRIT_BF_LOGADDEXP2:
+  case FRIT_BF_NEXTAFTER: case FRIT_BF_FMOD: case FRIT_BF_FMAX: case FRIT_BF_FMIN:
+    return ti_binary_extra(ctx, f, a, b);
   }
   if ((f == FRIT_BF_LSHIFT || f == FRIT_BF_RSHIFT) && isf)
     return ti_fail(ctx, name, ab, 2, "not supported for floating-point dtypes");
@@ -326,6 +334,8 @@ frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_ten
   case FRIT_BF_LOGICAL_XOR: case FRIT_BF_BITWISE_XOR: return ti_alu2(ctx, FRIT_OP_XOR, a, b);
   case FRIT_BF_LSHIFT: return shift(ctx, a, b, true);
   case FRIT_BF_RSHIFT: return shift(ctx, a, b, false);
+  case FRIT_BF_COPYSIGN: case FRIT_BF_HYPOT: case FRIT_BF_LOGADDEXP: case FRIT_BF_LOGADDEXP2:
+  case FRIT_BF_NEXTAFTER: case FRIT_BF_FMOD: case FRIT_BF_FMAX: case FRIT_BF_FMIN: /* returned above */
   case FRIT_BF_COUNT_: break;
   }
   return ti_fail(ctx, "binary", ab, 2, "unknown bfunc %d", (int)f);
