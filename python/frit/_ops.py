@@ -374,10 +374,14 @@ _CMP_ABOVE = {"lt": True, "le": True, "gt": False, "ge": False, "eq": False, "ne
 def _binary(f):
     code = _BF[f]
     is_cmp = f in _CMP
+    is_logical = f in ("logical_and", "logical_or", "logical_xor")
 
     def op(a, b):
         if type(a) is Array and type(b) is Array:
             return apply(_b_binary, [a, b], (code,))
+        if is_logical:  # numpy: only the truth of a Python scalar matters (-1 with uint8 is fine)
+            a = bool(a) if is_weak(a) else a
+            b = bool(b) if is_weak(b) else b
         try:
             a, b = operands2(a, b)
         except OverflowError:
