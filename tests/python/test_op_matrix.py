@@ -58,13 +58,29 @@ def _row_ids():
 ROW_IDS = _row_ids()
 
 
+def _fast_dtypes(row, rid, mode):
+    """The dtypes a compiled mode runs in the default (fast) matrix. Every kernel costs a C
+    compile (~20 ms), and rows x dtypes x cases is ~15,000 kernels per mode: by default each
+    row x dtype is compiled in ONE of eager/jit (alternating, from a per-row offset), while the
+    interpreter runs all of them. FRIT_MATRIX_FULL=1 runs every dtype in every mode."""
+    dts = [d for d in row.dtypes if d in NP_DTYPES]
+    if FULL or mode == "interp" or len(row.modes) < 3:
+        return dts
+    k = zlib.crc32(rid.encode()) & 1
+    return dts[k::2] if mode == "eager" else dts[1 - k::2]
+
+
 def _items():
     for (src, row), rid in zip(ROWS, ROW_IDS):
         for dt in row.dtypes:
             for mode in MODES:
                 iid = "%s-%s-%s" % (rid, dt, mode)
                 marks = []
-                if mode not in row.modes:
+                if dt in NP_DTYPES and mode in row.modes and dt not in _fast_dtypes(row, rid, mode):
+                    other = "jit" if mode == "eager" else "eager"
+                    marks.append(pytest.mark.skip(reason="fast matrix: compiled in the %s mode "
+                                                  "(FRIT_MATRIX_FULL=1 runs it)" % other))
+                elif mode not in row.modes:
                     marks.append(pytest.mark.skip(reason="%s: mode left out: %s" % (mode, row.why)))
                 elif dt not in NP_DTYPES:
                     marks.append(pytest.mark.skip(reason="%s has no numpy dtype" % dt))
@@ -121,6 +137,19 @@ def _view_of(a):
 JIT_STRIDED_VIEWS = False
 
 
+class _Static:
+    """A slice (unhashable before Python 3.12) as a static jit argument."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __hash__(self):
+        return hash(repr(self.v))
+
+    def __eq__(self, other):
+        return type(other) is _Static and repr(other.v) == repr(self.v)
+
+
 def _split(x, jit=False):
     """(leaf tree, rebuild): numpy arrays become fresh contiguous copies (the leaves given to
     frit), remembering any view to rebuild with frit ops; other values pass through."""
@@ -129,6 +158,8 @@ def _split(x, jit=False):
         if v is not None and not (jit and v.how == "s" and not JIT_STRIDED_VIEWS):
             return v.base.copy(), v
         return np.array(x, order="C", copy=True), None
+    if jit and isinstance(x, slice):
+        return _Static(x), None
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
         parts = [_split(e, jit) for e in x]
         return type(x)(p[0] for p in parts), [p[1] for p in parts]
@@ -138,6 +169,8 @@ def _split(x, jit=False):
 def _rebuild(xp, leaf, how, conv):
     if isinstance(how, list):
         return type(leaf)(_rebuild(xp, e, h, conv) for e, h in zip(leaf, how))
+    if isinstance(leaf, _Static):
+        return leaf.v
     if isinstance(leaf, (np.ndarray, frit.Array)):
         b = conv(leaf)
         return how.apply(xp, b) if how is not None else b
@@ -228,6 +261,9 @@ def _check_custom(row, got, args, what):
 
 
 # ---------------------------------------------------------------- modes
+# One row runs all its dtypes together per mode (one realisation, one jitted function): each C
+# compile costs ~0.1 s, so batching rows x dtypes is what keeps the matrix at minutes. A batch
+# that fails as a whole is retried per dtype, then per case, so errors stay attributed.
 
 _INTERP = None
 
@@ -239,53 +275,70 @@ def _interp_session():
     return _INTERP
 
 
+def _cases(row, rid, dt, n):
+    return row.cases(np.random.default_rng(_seed(rid, dt, n)), n, dt)
+
+
+def _expect(row, cases):
+    return [_numpy(row, a) if row.check is None else ("ok", None) for a in cases]
+
+
 def _eager_build(row, args):
     leaf, how = _split(list(args))
     return _leaves(row.fn(frit, *_rebuild(frit, leaf, how, frit.asarray)))
 
 
-def _run_eager(row, cases, expect, dt, mode):
-    """Eager (or interp) mode: build every case, realise them together, compare one by one."""
-    errs = []
-    built = {}
-    for i, args in enumerate(cases):
-        st, want = expect[i]
-        what = "%s case %d %s" % (mode, i, _describe(args))
-        try:
-            outs = _eager_build(row, args)
-        except ERRORS as e:
-            if st != "raise" and row.check is None:
-                errs.append("%s: raised %s: %s; numpy gives a result" % (what, type(e).__name__, e))
-            continue
-        if st == "raise" and row.check is None:
-            # numpy refused at once; frit may refuse when the value is realised
+def _result_check(row, dt, got, args, want, what):
+    if row.check is not None:
+        return _check_custom(row, got, args, what)
+    return _compare(row, dt, got, want, what)
+
+
+def _run_eager(row, rid, dts, mode):
+    """Eager (or interp) mode: build every case of every dtype, realise them together, compare
+    case by case. Returns {dtype: [error messages]}."""
+    errs = {dt: [] for dt in dts}
+    built = []  # (dt, case index, args, expectation, outputs)
+    for dt in dts:
+        cases = _cases(row, rid, dt, N1)
+        expect = _expect(row, cases)
+        for i, args in enumerate(cases):
+            st, want = expect[i]
+            what = "%s case %d %s" % (mode, i, _describe(args))
             try:
-                frit.realize(*[o for o in outs if isinstance(o, frit.Array)])
-                [np.asarray(o) for o in outs]
-            except ERRORS:
+                outs = _eager_build(row, args)
+            except ERRORS as e:
+                if st != "raise" and row.check is None:
+                    errs[dt].append("%s: raised %s: %s; numpy gives a result"
+                                    % (what, type(e).__name__, e))
                 continue
-            errs.append("%s: numpy raises %s: %s; frit returned a result"
-                        % (what, type(want).__name__, want))
-            continue
-        built[i] = outs
-    arrays = [o for outs in built.values() for o in outs if isinstance(o, frit.Array)]
+            if st == "raise" and row.check is None:
+                # numpy refused at once; frit may refuse when the value is realised
+                try:
+                    frit.realize(*[o for o in outs if isinstance(o, frit.Array)])
+                    [np.asarray(o) for o in outs]
+                except ERRORS:
+                    continue
+                errs[dt].append("%s: numpy raises %s: %s; frit returned a result"
+                                % (what, type(want).__name__, want))
+                continue
+            built.append((dt, i, args, want, outs))
+    arrays = [o for b in built for o in b[4] if isinstance(o, frit.Array)]
     if not FULL and arrays:
         try:
             frit.realize(*arrays)
         except ERRORS:
             pass  # attributed below, case by case
-    for i, outs in built.items():
-        args = cases[i]
+    for dt, i, args, want, outs in built:
         what = "%s case %d %s" % (mode, i, _describe(args))
         try:
             got = [np.asarray(o) for o in outs]
         except ERRORS as e:
-            errs.append("%s: realising raised %s: %s" % (what, type(e).__name__, e))
+            errs[dt].append("%s: realising raised %s: %s" % (what, type(e).__name__, e))
             continue
-        m = (_check_custom(row, got, args, what) if row.check is not None
-             else _compare(row, dt, got, expect[i][1], what))
+        m = _result_check(row, dt, got, args, want, what)
         if m:
-            errs.append(m)
+            errs[dt].append(m)
     return errs
 
 
@@ -308,63 +361,79 @@ def _same_scalars(a, b):
     return a if not isinstance(b, np.ndarray) else b
 
 
-def _run_jit(row, rid, dt):
-    rng1 = np.random.default_rng(_seed(rid, dt, N1))
-    rng2 = np.random.default_rng(_seed(rid, dt, N2))
-    c1 = row.cases(rng1, N1, dt)
-    c2 = row.cases(rng2, N2, dt)
-    errs = []
-    if len(c1) != len(c2):
-        c2 = c1  # a row whose case list depends on n: the second call repeats the first size
-    c2 = [_same_scalars(a, b) for a, b in zip(c1, c2)]
-    e1 = [_numpy(row, a) if row.check is None else ("ok", None) for a in c1]
-    e2 = [_numpy(row, a) if row.check is None else ("ok", None) for a in c2]
-    good = [i for i in range(len(c1)) if e1[i][0] == "ok" and e2[i][0] == "ok"]
-    # numpy refuses: frit must refuse too (traced on its own; errors come at trace time)
-    for i in range(len(c1)):
-        if i in good:
-            continue
-        args = c1[i] if e1[i][0] == "raise" else c2[i]
-        want = (e1[i] if e1[i][0] == "raise" else e2[i])[1]
-        leaf, how = _split(list(args), True)
-        g = frit.jit(_jit_fn(row, [how]))
+def _jit_group(row, items, errs):
+    """One jitted function over items [(dt, i, args@n1, want@n1, args@n2, want@n2)], called at
+    both sizes. Returns False when it raised as a whole (the caller splits the group)."""
+    s1 = [_split(list(it[2]), True) for it in items]
+    s2 = [_split(list(it[4]), True) for it in items]
+    g = frit.jit(_jit_fn(row, [h for _, h in s1]))
+    msgs = []
+    for size, sp, ai, wi in ((N1, s1, 2, 3), (N2, s2, 4, 5)):
         try:
-            [np.asarray(o) for o in _leaves(g([leaf]))]
-        except ERRORS:
-            continue
-        errs.append("jit case %d %s: numpy raises %s: %s; frit returned a result"
-                    % (i, _describe(args), type(want).__name__, want))
-    groups = [good] if not FULL else [[i] for i in good]
-    for grp in groups:
-        if not grp:
-            continue
-        s1 = [_split(list(c1[i]), True) for i in grp]
-        s2 = [_split(list(c2[i]), True) for i in grp]
-        g = frit.jit(_jit_fn(row, [h for _, h in s1]))
-        for size, cs, sp, ex in ((N1, c1, s1, e1), (N2, c2, s2, e2)):
-            leaves = [lf for lf, _ in sp]
+            out = g([lf for lf, _ in sp])
+        except ERRORS as e:
+            if len(items) > 1:
+                return False
+            dt, i = items[0][:2]
+            errs[dt].append("jit n=%d case %d %s: raised %s: %s"
+                            % (size, i, _describe(items[0][ai]), type(e).__name__, e))
+            return True
+        for it, got in zip(items, out):
+            what = "jit n=%d case %d %s" % (size, it[1], _describe(it[ai]))
+            m = _result_check(row, it[0], got, it[ai], it[wi], what)
+            if m:
+                msgs.append((it[0], m))
+        if size == N1:
+            if g.fallback_count and not row.retrace_ok:
+                if len(items) > 1:
+                    return False  # find the dtype/case that cannot be traced symbolically
+                msgs.append((items[0][0], "jit case %d: could not trace with symbolic shapes (fell "
+                             "back to tracing per concrete shape): %s"
+                             % (items[0][1], _dynamic_error(g, s1))))
+            k1 = g._signature(([lf for lf, _ in s1],), {})[0]
+            k2 = g._signature(([lf for lf, _ in s2],), {})[0]
+            traces = g.trace_count
+        elif k1 == k2 and g.trace_count != traces and not row.retrace_ok:
+            msgs.append((items[0][0], "jit: the second size (n=%d) traced again although the "
+                         "argument signature is the same" % N2))
+    for dt, m in msgs:
+        errs[dt].append(m)
+    return True
+
+
+def _run_jit(row, rid, dts):
+    errs = {dt: [] for dt in dts}
+    good = []
+    for dt in dts:
+        c1, c2 = _cases(row, rid, dt, N1), _cases(row, rid, dt, N2)
+        if len(c1) != len(c2):
+            c2 = c1  # a row whose case list depends on n: the second call repeats the first size
+        c2 = [_same_scalars(a, b) for a, b in zip(c1, c2)]
+        e1, e2 = _expect(row, c1), _expect(row, c2)
+        for i in range(len(c1)):
+            if e1[i][0] == "ok" and e2[i][0] == "ok":
+                good.append((dt, i, c1[i], e1[i][1], c2[i], e2[i][1]))
+                continue
+            # numpy refuses: frit must refuse too (traced on its own; errors come at trace time)
+            args, want = (c1[i], e1[i][1]) if e1[i][0] == "raise" else (c2[i], e2[i][1])
+            leaf, how = _split(list(args), True)
             try:
-                out = g(leaves)
-            except ERRORS as e:
-                errs.append("jit (n=%d, cases %s): raised %s: %s"
-                            % (size, grp, type(e).__name__, e))
-                break
-            for i, got in zip(grp, out):
-                what = "jit n=%d case %d %s" % (size, i, _describe(cs[i]))
-                m = (_check_custom(row, got, cs[i], what) if row.check is not None
-                     else _compare(row, dt, got, ex[i][1], what))
-                if m:
-                    errs.append(m)
-            if size == N1 and g.fallback_count and not row.retrace_ok:
-                errs.append("jit: could not trace with symbolic shapes (fell back to tracing "
-                            "per concrete shape): %s" % _dynamic_error(g, s1))
-            if size == N1:
-                k1 = g._signature(([lf for lf, _ in s1],), {})[0]
-                k2 = g._signature(([lf for lf, _ in s2],), {})[0]
-                traces = g.trace_count
-            elif k1 == k2 and g.trace_count != traces and not row.retrace_ok:
-                errs.append("jit: the second size (n=%d) traced again although the argument "
-                            "signature is the same" % N2)
+                [np.asarray(o) for o in _leaves(frit.jit(_jit_fn(row, [how]))([leaf]))]
+            except ERRORS:
+                continue
+            errs[dt].append("jit case %d %s: numpy raises %s: %s; frit returned a result"
+                            % (i, _describe(args), type(want).__name__, want))
+    groups = [good] if not FULL else [[it] for it in good]
+    while groups:
+        grp = groups.pop()
+        if grp and not _jit_group(row, grp, errs):
+            by_dt = {}
+            for it in grp:
+                by_dt.setdefault(it[0], []).append(it)
+            if len(by_dt) > 1:
+                groups += list(by_dt.values())
+            else:
+                groups += [[it] for it in grp]
     return errs
 
 
@@ -379,19 +448,27 @@ def _dynamic_error(g, sp):
 
 # ---------------------------------------------------------------- the tests
 
+_RESULTS = {}
+
+
+def _mode_results(row, rid, mode):
+    """{dtype: errors} of a row in one mode, computed once for all its dtypes."""
+    key = (rid, mode)
+    if key not in _RESULTS:
+        dts = _fast_dtypes(row, rid, mode)
+        if mode == "jit":
+            _RESULTS[key] = _run_jit(row, rid, dts)
+        elif mode == "interp":
+            with _interp_session().as_current():
+                _RESULTS[key] = _run_eager(row, rid, dts, mode)
+        else:
+            _RESULTS[key] = _run_eager(row, rid, dts, mode)
+    return _RESULTS[key]
+
+
 @pytest.mark.parametrize("row,rid,dt,mode", list(_items()))
 def test_matrix(row, rid, dt, mode):
-    if mode == "jit":
-        errs = _run_jit(row, rid, dt)
-    else:
-        rng = np.random.default_rng(_seed(rid, dt, N1))
-        cases = row.cases(rng, N1, dt)
-        expect = [_numpy(row, a) if row.check is None else ("ok", None) for a in cases]
-        if mode == "interp":
-            with _interp_session().as_current():
-                errs = _run_eager(row, cases, expect, dt, mode)
-        else:
-            errs = _run_eager(row, cases, expect, dt, mode)
+    errs = _mode_results(row, rid, mode)[dt]
     if errs:
         raise AssertionError("%s [%s, %s, %s]: %d problem(s)\n%s"
                              % (rid, dt, mode, row.why or "", len(errs), "\n".join(errs)))

@@ -84,7 +84,7 @@ def array(rng, shape, dtype, kind="normal", layout="c"):
                 return np.abs(rng.standard_normal(base)) * 3 + 0.01
             if kind == "unit":
                 return rng.uniform(-0.95, 0.95, size=base)
-            v = rng.standard_normal(base) * 3
+            v = np.asarray(rng.standard_normal(base) * 3)
             if kind == "nonzero":
                 v[np.abs(v) < 1e-3] = 1.0
             return v
