@@ -41,9 +41,12 @@ KNOWN = {
 # Helpers the programs call; the reproducer prints them too.
 HELPERS = '''
 def _weak(x, v):
-    # numpy's ufunc.at takes a Python int with a uint64 array through float64; cast it as the
-    # weak scalar it is (NEP 50: an int out of the dtype's range raises OverflowError)
-    return np.array(v, dtype=x.dtype) if type(v) in (bool, int) and x.dtype.kind in "iub" else v
+    # numpy's ufunc.at does not apply NEP 50 to Python scalars (uint64 += 3 goes through float64,
+    # float16 += 1.34 adds the double); np.add converts the weak scalar to x's dtype first
+    if (type(v) in (bool, int) and x.dtype.kind in "iub") or (
+            type(v) in (bool, int, float) and x.dtype.kind == "f"):
+        return np.array(v, dtype=x.dtype)
+    return v
 
 
 def AT_ADD(xp, x, idx, v):
@@ -112,18 +115,30 @@ class Prog:
         exec(self.source(), env)
         return env["f"]
 
-    def repro(self, mode, message):
-        arrs = "\n".join("x%d = np.array(%r, dtype=np.%s)" % (i, a.tolist(), a.dtype)
-                         for i, a in enumerate(self.inputs))
-        args = ", ".join(self.names())
-        call = ("frit.jit(lambda %s: f(frit, %s))(%s)" % (args, args, args) if mode.startswith("jit")
-                else "f(frit, %s)" % ", ".join("frit.asarray(%s)" % n for n in self.names()))
-        return ("# numpy_fuzz reproducer (%s): %s\nimport numpy as np\nimport frit\n%s\n\n%s\n\n%s\n"
-                "want = f(np, %s)\ngot = %s\nfor g, w in zip(got, want):\n"
-                "    print(np.asarray(g).dtype, w.dtype, np.asarray(g).shape, w.shape)\n"
-                "    print(np.asarray(g)); print(w)\n"
-                % (mode, message.splitlines()[0][:200] if message else "", HELPERS.strip(), arrs,
-                   self.source(), args, call))
+    def repro(self, mode, message, second=None):
+        """A standalone script printing frit's and numpy's results (jit2: the jitted function
+        is called at the program's shapes, then at the second shapes, which are compared)."""
+        lit = lambda nm, a: "%s = np.array(%r, dtype=np.%s)" % (nm, a.tolist(), a.dtype)  # noqa: E731
+        names = self.names()
+        arrs = [lit(n, a) for n, a in zip(names, self.inputs)]
+        args = ", ".join(names)
+        if mode == "jit2" and second is not None:
+            arrs += [lit(n + "_2", a) for n, a in zip(names, second)]
+            args2 = ", ".join(n + "_2" for n in names)
+            call = ("g = frit.jit(lambda %s: f(frit, %s))\ng(%s)\ngot = g(%s)\nwant = f(np, %s)"
+                    % (args, args, args, args2, args2))
+        elif mode.startswith("jit"):
+            call = ("got = frit.jit(lambda %s: f(frit, %s))(%s)\nwant = f(np, %s)"
+                    % (args, args, args, args))
+        else:
+            call = "got = f(frit, %s)\nwant = f(np, %s)" % (
+                ", ".join("frit.asarray(%s)" % n for n in names), args)
+        return ("# numpy_fuzz reproducer (%s): %s\nimport numpy as np\nimport frit\n%s\n\n%s\n\n"
+                "%s\n%s\nfor g_, w in zip(got, want):\n"
+                "    print(np.asarray(g_).dtype, w.dtype, np.asarray(g_).shape, w.shape)\n"
+                "    print(np.asarray(g_)); print(w)\n"
+                % (mode, message.splitlines()[0][:200] if message else "", HELPERS.strip(),
+                   "\n".join(arrs), self.source(), call))
 
 
 def run_numpy(prog, inputs=None):
@@ -623,7 +638,8 @@ def run_one(seed, known=False, jit=True, do_shrink=True):
     if small is not prog:
         fail = check(small, jit=fail[0].startswith("jit"),
                      second=second_inputs(small, 0) if fail[0] == "jit2" else None) or fail
-    return fail, small.repro(fail[0], "%s %s: %s" % fail)
+    return fail, small.repro(fail[0], "%s %s: %s" % fail,
+                             second_inputs(small, 0 if small is not prog else seed))
 
 
 def main(argv=None):
