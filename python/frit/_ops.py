@@ -467,6 +467,10 @@ def clip(x, min=None, max=None):
     ops = [x]
     for v in (min, max):
         if v is not None:
+            if type(v) is int and x.dtype.kind in "iu":
+                # numpy: an integer bound beyond the dtype's range bounds nothing
+                info = np.iinfo(x.dtype.value)
+                v = builtins.max(int(info.min), builtins.min(int(info.max), v))
             ops.append(weak_scalar(v, x.dtype) if is_weak(v) else operand(v))
     if len(ops) == 1:
         return x
@@ -484,6 +488,8 @@ def astype(x, dtype, copy=True):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = operands2(a, b)
     close = less_equal(abs(subtract(a, b)), add(multiply(abs(b), rtol), atol))
+    # an infinity is close only to itself (numpy): inf - x is inf, but so is rtol * inf
+    close = logical_and(close, logical_and(isfinite(a), isfinite(b)))
     close = logical_or(close, equal(a, b))
     if equal_nan:
         close = logical_or(close, logical_and(isnan(a), isnan(b)))
@@ -541,10 +547,16 @@ def _reduce(fname, x, axis, keepdims, ddof=0.0, dtype=None):
             raise FritError("%s: zero-size array to reduction operation which has no identity "
                             "(shape %s)" % (fname, sh))
     if axes is None:
-        return apply(_b_reduce, [x], (_RF[fname], _ints([]), L.ALL_AXES, int(bool(keepdims)),
-                                      float(ddof)))
-    return apply(_b_reduce, [x], (_RF[fname], _ints(axes), len(axes), int(bool(keepdims)),
-                                  float(ddof)))
+        r = apply(_b_reduce, [x], (_RF[fname], _ints([]), L.ALL_AXES, int(bool(keepdims)),
+                                   float(ddof)))
+    else:
+        r = apply(_b_reduce, [x], (_RF[fname], _ints(axes), len(axes), int(bool(keepdims)),
+                                   float(ddof)))
+    if dtype is not None and fname in ("sum", "prod") and r.dtype is not x.dtype:
+        # numpy accumulates in dtype= itself (sum(uint8, dtype=uint8) wraps, dtype=bool is any);
+        # the wider accumulator cast back gives the same integers
+        r = astype(r, x.dtype, copy=False)
+    return r
 
 
 def sum(x, axis=None, dtype=None, keepdims=False):
@@ -622,7 +634,10 @@ def cumsum(x, axis=None, dtype=None):
     if dtype is not None:
         x = astype(x, dtype, copy=False)
     ax = L.NO_AXIS if axis is None else _int(axis, "axis")
-    return apply(_b_cumsum, [x], (ax,))
+    r = apply(_b_cumsum, [x], (ax,))
+    if dtype is not None and r.dtype is not x.dtype:
+        r = astype(r, x.dtype, copy=False)  # numpy accumulates in dtype= (see _reduce)
+    return r
 
 
 from ._shape_ops import *  # noqa: E402,F401,F403  (movement, linalg, nn, creation)

@@ -244,7 +244,7 @@ def _compare(row, dt, got, want, what):
             if exact:
                 assert_exact(g, w, w_)
             else:
-                rtol, atol = _tols(row, dt)
+                rtol, atol = _tols(row, str(w.dtype))  # the result's float type (int -> f16)
                 assert_close(g, w, rtol, atol, w_)
     except AssertionError as e:
         return str(e)

@@ -98,6 +98,13 @@ ROWS += [
         cumsum_cases, dtypes=("int8", "uint8", "float32"), rtol=1e-7),
     Row("prod", lambda xp, a, axis: xp.prod(a, axis=axis, dtype=xp.int64),
         lambda rng, n, dt: [(array(rng, (n, 3), dt, "small"), 0)], dtypes=("int8", "uint16")),
+    # dtype= is the accumulator: numpy's sum(uint8, dtype=uint8) wraps, dtype=bool is any
+    Row("sum", lambda xp, a, axis: xp.sum(a, axis=axis, dtype=a.dtype), cumsum_cases,
+        dtypes=("bool", "int8", "uint8", "int16", "uint32", "float32"), rtol=1e-5, atol=1e-5),
+    Row("prod", lambda xp, a, axis: xp.prod(a, axis=axis, dtype=a.dtype), cumsum_cases,
+        dtypes=("bool", "int8", "uint16"), rtol=1e-5, atol=1e-5),
+    Row("cumsum", lambda xp, a, axis: xp.cumsum(a, axis=axis, dtype=a.dtype), cumsum_cases,
+        dtypes=("bool", "int8", "uint8")),
     Row("mean", lambda xp, a, axis: xp.mean(a, axis=axis, dtype=xp.float32),
         cumsum_cases, dtypes=("int16", "float64"), rtol=1e-5, atol=1e-5),
 ]

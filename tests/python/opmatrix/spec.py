@@ -98,6 +98,7 @@ def array(rng, shape, dtype, kind="normal", layout="c"):
         a = a[..., ::2]
     elif layout == "r":
         a = a[tuple(slice(None, None, -1) for _ in shape)]
+    a = np.asarray(a)  # 0-d: an array, not a numpy scalar
     assert a.shape == shape, (a.shape, shape)
     return a
 

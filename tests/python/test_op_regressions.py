@@ -1,0 +1,58 @@
+"""Regression tests for bugs the op matrix and the numpy fuzzer found (issue 10), each checked
+against numpy eagerly and under frit.jit (the op matrix rows cover them at two shapes)."""
+import numpy as np
+import pytest
+
+import frit
+
+
+def both(f, *arrays):
+    """f(frit, *frit arrays) eagerly, and jitted."""
+    eager = np.asarray(f(frit, *[frit.asarray(a) for a in arrays]))
+    g = frit.jit(lambda *xs: f(frit, *xs))
+    jitted = np.asarray(g(*arrays))
+    return eager, jitted, g
+
+
+def check(f, *arrays):
+    want = f(np, *arrays)
+    eager, jitted, _ = both(f, *arrays)
+    for got in (eager, jitted):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+        assert np.array_equal(got, want, equal_nan=got.dtype.kind == "f"), (got, want)
+
+
+def test_isclose_infinity_is_close_only_to_itself():
+    a = np.array([np.nan, 1.0, np.inf, -np.inf, np.inf, 2.0])
+    b = np.array([-np.inf, np.inf, 1.0, np.nan, np.inf, 2.0 + 1e-9])
+    check(lambda xp, x, y: xp.isclose(x, y), a, b)
+    check(lambda xp, x, y: xp.isclose(x, y, equal_nan=True), a, b[::-1].copy())
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint8", "int16", "uint32", "float32"])
+def test_vecdot_keeps_the_operand_dtype(dt):
+    x = (np.arange(60).reshape(2, 30) * 7).astype(dt)
+    check(lambda xp, a: xp.vecdot(a, a), x)
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint8", "uint16"])
+@pytest.mark.parametrize("fn", ["sum", "prod", "cumsum"])
+def test_reduction_dtype_is_the_accumulator(dt, fn):
+    """numpy's sum(x, dtype=uint8) wraps in uint8 and dtype=bool is any; frit returned uint64."""
+    x = (np.arange(1, 61).reshape(2, 30) * 7).astype(dt)
+    check(lambda xp, a: getattr(xp, fn)(a, axis=1, dtype=a.dtype), x)
+
+
+@pytest.mark.parametrize("lo,hi", [(-3, None), (None, 300), (-300, 50), (2, 1000)])
+def test_clip_integer_bounds_beyond_the_dtype(lo, hi):
+    for dt in ("uint8", "int8", "uint64"):
+        x = np.array([0, 1, 2, 100, 127], dt)
+        check(lambda xp, a: xp.clip(a, lo, hi), x)
+
+
+def test_logical_ops_take_the_truth_of_python_scalars():
+    for dt, s in (("uint64", -1), ("int8", 300), ("uint8", float("nan")), ("int16", 0)):
+        x = np.array([0, 1, 2], dt)
+        for f in ("logical_and", "logical_or", "logical_xor"):
+            check(lambda xp, a: getattr(xp, f)(a, s), x)
+            check(lambda xp, a: getattr(xp, f)(s, a), x)
