@@ -15,12 +15,21 @@ def _getitem_cases(idxs):
 
 
 def _basic(n):
-    return [((n, 6), "c", (1,)), ((n, 6), "c", (-1, 2)), ((n, 6), "t", (slice(1, 4),)),
+    return [((n, 6), "c", (1,)), ((n, 6), "c", (-1, 2)),
             ((n, 6), "c", (slice(None), slice(-3, None))), ((n, 6), "r", (slice(None, None, -1),)),
             ((n, 6), "c", (Ellipsis, 0)), ((n, 6), "c", (None, 1, None)),
             ((2, n, 3), "c", (Ellipsis, None, slice(0, 2))), ((), "c", ()), ((), "c", (None,)),
-            ((n, 6), "c", (slice(2, 2),)), ((n,), "c", (slice(-2, None),)),
-            ((n, 6), "c", (n,)), ((n, 6), "c", (0, 6)), ((n, 6), "c", (0, 0, 0))]
+            ((n, 6), "c", (0, 0, 0))]
+
+
+def _sym_slices(n):
+    # bounds on the symbolic (n) axis
+    return [((n, 6), "t", (slice(1, 4),)), ((n, 6), "c", (slice(2, 2),)),
+            ((n,), "c", (slice(-2, None),))]
+
+
+def _oob_ints(n):
+    return [((n, 6), "c", (n,)), ((n, 6), "c", (0, 6)), ((n, 6), "c", (-n - 1,))]
 
 
 def _stepped(n):
@@ -51,6 +60,13 @@ def _oob_int_array(n):
 
 ROWS = [
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_basic), dtypes=ALL),
+    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_sym_slices), dtypes=ALL,
+        xfail={"jit": "slice bounds on a symbolic dim: 'SHRINK bounds outside the dim' (the "
+                      "bounds are not clamped symbolically; issue 10, fixed elsewhere); jit "
+                      "falls back to per-shape tracing"}),
+    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_ints), dtypes=ALL,
+        xfail={"jit": "an out-of-range integer index under jit returns a value instead of "
+                      "IndexError (issue 10: the new default is a run-time IndexError)"}),
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_stepped), dtypes=ALL,
         xfail={"jit": "a stepped slice of a symbolic dim cannot be traced (frit_slice's "
                       "strided(): RESHAPE changes the number of elements); jit falls back to "
@@ -58,7 +74,9 @@ ROWS = [
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_slices),
         dtypes=("int32", "float64"),
         xfail={"*": "slice bounds past the end are not clamped (issue 10)"}),
-    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_int_array), dtypes=ALL),
+    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_int_array), dtypes=ALL,
+        xfail={"jit": "indexing with several integer arrays needs static sizes under jit: falls "
+                      "back to per-shape tracing"}),
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_int_array),
         dtypes=("float32",),
         xfail={"jit": "out-of-range integer-array indices clamp under jit instead of raising "
@@ -89,8 +107,13 @@ def _set_cases(rng, n, dtype):
     A = lambda s: array(rng, s, dtype)  # noqa: E731
     return [(A((n, 4)), (1,), A((4,))), (A((n, 4)), (slice(None), 2), A(())),
             (A((n, 4)), (np.array([0, 2]),), A((2, 4))), (A((n, 4)), (Ellipsis,), A((1, 4))),
-            (A((n, 4)), (slice(None, None, -1), 0), A((n,))),
-            (A((n, 4)), (array(rng, (n, 4), "bool"),), A(()))]
+            (A((n, 4)), (slice(None, None, -1), 0), A((n,)))]
+
+
+def _set_mask_cases(rng, n, dtype):
+    A = lambda s: array(rng, s, dtype)  # noqa: E731
+    return [(A((n, 4)), (array(rng, (n, 4), "bool"),), A(())),
+            (A((n, 4)), (array(rng, (n, 4), "bool"),), 1)]
 
 
 def _setitem(xp, a, idx, v):
@@ -153,6 +176,10 @@ ROWS += [
         dtypes=ALL),
     Row("Array.__setitem__", _setitem, _set_cases, dtypes=ALL,
         np_fn=lambda np_, a, idx, v: _setitem(np_, a, idx, v)),
+    Row("Array.__setitem__", _setitem, _set_mask_cases, dtypes=ALL,
+        np_fn=lambda np_, a, idx, v: _setitem(np_, a, idx, v),
+        xfail={"jit": "a[mask] = scalar raises under jit ('boolean mask indexing needs the "
+                      "mask's values'), though it needs no data-dependent shape (a where)"}),
     Row("Array.at", _at("add"), _at_cases, dtypes=ALL[1:], np_fn=_np_at("add")),
     Row("Array.at", _at("min"), _at_cases, dtypes=ALL[1:], np_fn=_np_at("min")),
     Row("Array.at", _at("max"), _at_cases, dtypes=ALL[1:], np_fn=_np_at("max")),

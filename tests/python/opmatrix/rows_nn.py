@@ -102,15 +102,17 @@ def _pool(ns, name):
 _top = lambda xp: xp  # noqa: E731
 _nn = lambda xp: xp.nn  # noqa: E731
 
+_STATIC = {"jit": "conv2d/max_pool2d/avg_pool2d need static spatial dims and channels: jit "
+                  "falls back to per-shape tracing"}
 ROWS = []
 for _pre, _ns in (("", _top), ("nn.", _nn)):
     ROWS += [
         Row(_pre + "conv2d", _conv(_ns), _conv_cases, np_fn=np_conv2d, dtypes=FLOATS,
-            rtol=1e-4, atol=1e-4),
+            rtol=1e-4, atol=1e-4, xfail=_STATIC),
         Row(_pre + "max_pool2d", _pool(_ns, "max_pool2d"), _pool_cases, np_fn=np_pool("max"),
-            dtypes=FLOATS + ("int32", "uint8")),
+            dtypes=FLOATS + ("int32", "uint8"), xfail=_STATIC),
         Row(_pre + "avg_pool2d", _pool(_ns, "avg_pool2d"), _pool_cases, np_fn=np_pool("avg"),
-            dtypes=FLOATS, rtol=1e-5),
+            dtypes=FLOATS, rtol=1e-5, xfail=_STATIC),
         Row(_pre + "softmax", (lambda ns: lambda xp, x, ax: ns(xp).softmax(x, axis=ax))(_ns),
             _softmax_cases, np_fn=_np_softmax, dtypes=FLOATS, rtol=1e-5, atol=1e-6),
         Row(_pre + "log_softmax",
