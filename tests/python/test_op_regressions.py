@@ -56,3 +56,20 @@ def test_logical_ops_take_the_truth_of_python_scalars():
         for f in ("logical_and", "logical_or", "logical_xor"):
             check(lambda xp, a: getattr(xp, f)(a, s), x)
             check(lambda xp, a: getattr(xp, f)(s, a), x)
+
+
+def test_var_in_an_eager_host_loop_carries_its_value():
+    """Found by the fuzzer: eagerly, frit.Var(x).get() inside frit.loop read the initial data in
+    every iteration (one iteration's result after three); under jit it was right."""
+    def f(x):
+        v = frit.Var(x)
+        with frit.loop(3):
+            v.set(v.get() * 2 + 1)
+        return v.get()
+
+    a = np.arange(6.0).reshape(2, 3)
+    want = a
+    for _ in range(3):
+        want = want * 2 + 1
+    assert np.array_equal(np.asarray(f(frit.asarray(a))), want)
+    assert np.array_equal(np.asarray(frit.jit(f)(a)), want)
