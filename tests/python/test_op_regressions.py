@@ -73,3 +73,17 @@ def test_var_in_an_eager_host_loop_carries_its_value():
         want = want * 2 + 1
     assert np.array_equal(np.asarray(f(frit.asarray(a))), want)
     assert np.array_equal(np.asarray(frit.jit(f)(a)), want)
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "GCC 12.2 at -O3 miscompiles the kernel (a float64 reduction over a 3-deep nest with static "
+    "trip counts and a negative middle stride: loop vectorizer, SLP reduction chain); correct "
+    "with -O2, -fno-tree-loop-vectorize, GCC 13.3 and clang 14. A standalone C reproducer is in "
+    "the issue 10 report of the op-matrix branch"))
+def test_sum_of_a_flipped_array_with_static_shapes():
+    x = np.ones((4, 5, 4), np.int8)
+    f = frit.jit(lambda a: frit.sum(frit.flip(a, axis=(1, -1)).astype(frit.float64)),
+                 dynamic=False)
+    assert float(np.asarray(f(x))) == 80.0
+    g = frit.jit(lambda a: frit.mean(frit.flip(a, axis=(1, -1)), keepdims=True), dynamic=False)
+    assert np.asarray(g(x)).ravel()[0] == 1.0
