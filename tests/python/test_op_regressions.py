@@ -87,3 +87,23 @@ def test_sum_of_a_flipped_array_with_static_shapes():
     assert float(np.asarray(f(x))) == 80.0
     g = frit.jit(lambda a: frit.mean(frit.flip(a, axis=(1, -1)), keepdims=True), dynamic=False)
     assert np.asarray(g(x)).ravel()[0] == 1.0
+
+
+def test_setitem_with_a_boolean_mask_and_a_scalar_under_jit():
+    """Found by the op matrix: x[mask] = v raised under jit ('boolean mask indexing needs the
+    mask's values'), though it is a where with no data-dependent shape."""
+    def f(x, m):
+        x = x.copy()
+        x[m] = 7
+        return x
+
+    for shape in ((3, 4), (5, 6)):
+        a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        m = a % 3 == 0
+        want = a.copy()
+        want[m] = 7
+        g = frit.jit(f)
+        assert np.array_equal(np.asarray(g(a, m)), want)
+        assert np.array_equal(np.asarray(f(frit.asarray(a), frit.asarray(m))), want)
+    with pytest.raises(IndexError):
+        f(frit.asarray(np.zeros((3, 4))), frit.asarray(np.zeros((1, 4), bool)))

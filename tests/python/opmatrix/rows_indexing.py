@@ -178,8 +178,7 @@ ROWS += [
         np_fn=lambda np_, a, idx, v: _setitem(np_, a, idx, v)),
     Row("Array.__setitem__", _setitem, _set_mask_cases, dtypes=ALL,
         np_fn=lambda np_, a, idx, v: _setitem(np_, a, idx, v),
-        xfail={"jit": "a[mask] = scalar raises under jit ('boolean mask indexing needs the "
-                      "mask's values'), though it needs no data-dependent shape (a where)"}),
+        why="a[mask] = scalar is a where: traceable (it raised under jit before)"),
     Row("Array.at", _at("add"), _at_cases, dtypes=ALL[1:], np_fn=_np_at("add")),
     Row("Array.at", _at("min"), _at_cases, dtypes=ALL[1:], np_fn=_np_at("min")),
     Row("Array.at", _at("max"), _at_cases, dtypes=ALL[1:], np_fn=_np_at("max")),
