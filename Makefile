@@ -3,6 +3,7 @@
 # make asan       tests under ASan+UBSan   make check      what CI runs (test, pytest, asan, tsan; -Werror)
 # make tsan       threaded tests under ThreadSanitizer
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
+# make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
 CC ?= cc
 BUILD ?= build
 OPT ?= -O2 -g
@@ -25,7 +26,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test pytest fuzz-programs asan tsan fuzz-long bench clean demo examples
+.PHONY: all check test pytest fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -102,6 +103,14 @@ fuzz-programs: all
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
 	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) FRIT_FUZZ_PROGRAMS=$${FRIT_FUZZ_PROGRAMS:-3000} \
 	  FRIT_FUZZ_SEED=$${FRIT_FUZZ_SEED:-100000} $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/python/test_fuzz_programs.py
+
+# The long numpy-oracle fuzz (numpy vs eager frit vs jitted frit), FRIT_FUZZ_NUMPY_SECONDS long;
+# failures print as shrunk standalone reproducers. FRIT_FUZZ_KNOWN=1 adds known-bug features.
+fuzz-numpy: all
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) FRIT_FUZZ_NUMPY_SECONDS=$${FRIT_FUZZ_NUMPY_SECONDS:-1800} \
+	  $(VENV)/bin/python tests/python/numpy_fuzz.py
 
 bench: all $(BENCH_BINS)
 

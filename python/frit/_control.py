@@ -295,6 +295,15 @@ def _functional_set(arr, idx, value):
         return v
     if isinstance(value, Var):
         value = value.get()
+    m = idx[0] if isinstance(idx, tuple) and len(idx) == 1 else idx
+    if (isinstance(m, (A.Array, np.ndarray)) and m.dtype == D.bool_ and m.ndim == arr.ndim
+            and np.ndim(value) == 0):
+        # a[mask] = scalar is a where: no data-dependent shape, so it also works under jit
+        if tuple(m.shape) != tuple(arr.shape) and None not in tuple(m.shape) + tuple(arr.shape):
+            raise IndexError("boolean index of shape %s does not match the array's shape %s"
+                             % (tuple(m.shape), tuple(arr.shape)))
+        v = I._values(value, arr)
+        return A._ops.where(m, v, arr)
     return I.update(arr, idx, value, "set")
 
 
@@ -379,6 +388,10 @@ class Var:
             t = k._run(("vget", out, self))
             out[0] = k._knode(t, self.dtype)
             return _wrap(out[0])
+        if _host:
+            # inside a host loop the read must follow the carried value: a copy of concrete
+            # data (eager init) would read the initial value in every iteration
+            return A.apply(A._b_ident, [self._a])
         return _fresh(self._a)
 
     def set(self, value):

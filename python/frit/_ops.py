@@ -374,10 +374,14 @@ _CMP_ABOVE = {"lt": True, "le": True, "gt": False, "ge": False, "eq": False, "ne
 def _binary(f):
     code = _BF[f]
     is_cmp = f in _CMP
+    is_logical = f in ("logical_and", "logical_or", "logical_xor")
 
     def op(a, b):
         if type(a) is Array and type(b) is Array:
             return apply(_b_binary, [a, b], (code,))
+        if is_logical:  # numpy: only the truth of a Python scalar matters (-1 with uint8 is fine)
+            a = bool(a) if is_weak(a) else a
+            b = bool(b) if is_weak(b) else b
         try:
             a, b = operands2(a, b)
         except OverflowError:
@@ -463,6 +467,10 @@ def clip(x, min=None, max=None):
     ops = [x]
     for v in (min, max):
         if v is not None:
+            if type(v) is int and x.dtype.kind in "iu":
+                # numpy: an integer bound beyond the dtype's range bounds nothing
+                info = np.iinfo(x.dtype.value)
+                v = builtins.max(int(info.min), builtins.min(int(info.max), v))
             ops.append(weak_scalar(v, x.dtype) if is_weak(v) else operand(v))
     if len(ops) == 1:
         return x
@@ -480,6 +488,8 @@ def astype(x, dtype, copy=True):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = operands2(a, b)
     close = less_equal(abs(subtract(a, b)), add(multiply(abs(b), rtol), atol))
+    # an infinity is close only to itself (numpy): inf - x is inf, but so is rtol * inf
+    close = logical_and(close, logical_and(isfinite(a), isfinite(b)))
     close = logical_or(close, equal(a, b))
     if equal_nan:
         close = logical_or(close, logical_and(isnan(a), isnan(b)))
@@ -537,10 +547,16 @@ def _reduce(fname, x, axis, keepdims, ddof=0.0, dtype=None):
             raise FritError("%s: zero-size array to reduction operation which has no identity "
                             "(shape %s)" % (fname, sh))
     if axes is None:
-        return apply(_b_reduce, [x], (_RF[fname], _ints([]), L.ALL_AXES, int(bool(keepdims)),
-                                      float(ddof)))
-    return apply(_b_reduce, [x], (_RF[fname], _ints(axes), len(axes), int(bool(keepdims)),
-                                  float(ddof)))
+        r = apply(_b_reduce, [x], (_RF[fname], _ints([]), L.ALL_AXES, int(bool(keepdims)),
+                                   float(ddof)))
+    else:
+        r = apply(_b_reduce, [x], (_RF[fname], _ints(axes), len(axes), int(bool(keepdims)),
+                                   float(ddof)))
+    if dtype is not None and fname in ("sum", "prod") and r.dtype is not x.dtype:
+        # numpy accumulates in dtype= itself (sum(uint8, dtype=uint8) wraps, dtype=bool is any);
+        # the wider accumulator cast back gives the same integers
+        r = astype(r, x.dtype, copy=False)
+    return r
 
 
 def _in_dtype(r, dtype):

@@ -379,7 +379,8 @@ def outer(a, b):
 
 
 def vecdot(x1, x2, axis=-1):
-    return sum(multiply(x1, x2), axis=axis)
+    p = multiply(x1, x2)
+    return sum(p, axis=axis, dtype=p.dtype)  # numpy keeps the operands' dtype (no uint8 -> uint64)
 
 
 def tensordot(a, b, axes=2):

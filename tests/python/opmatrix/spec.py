@@ -2,7 +2,7 @@
 numpy and with frit, on which dtypes, and with which arguments; the driver (test_op_matrix.py)
 runs it in every mode and checks values, shape and dtype against numpy."""
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -30,7 +30,14 @@ class Row:
         compared exactly unless exact=False.
     modes: subset of MODES the row runs in (leave out a mode only with a reason in `why`).
     check_dtype: compare the result dtype with numpy's (False only with a reason in `why`).
-    why: the reason for any limitation above (documented, shown in reports)."""
+    why: the reason for any limitation above (documented, shown in reports).
+    xfail: known bugs, {key: reason}; key is a mode, a dtype, "mode:dtype" or "*" (every mode);
+        the driver marks those items xfail (strict=False), so a fix shows as XPASS.
+    check(got, *args): an oracle for rows numpy cannot compute (frit.random): given the frit
+        result (numpy array or tuple of them) and the case's arguments, it asserts (shape, dtype,
+        statistics). With check set, numpy is not called and np_fn is ignored.
+    retrace_ok: True when the jit mode may trace again at the second size even though the
+        argument signature is the same (documented in why)."""
     name: str
     fn: Callable
     cases: Callable
@@ -43,6 +50,9 @@ class Row:
     check_dtype: bool = True
     why: str = ""
     tags: Sequence[str] = field(default_factory=tuple)
+    xfail: Mapping[str, str] = field(default_factory=dict)
+    check: Optional[Callable] = None
+    retrace_ok: bool = False
 
 
 def array(rng, shape, dtype, kind="normal", layout="c"):
@@ -88,6 +98,7 @@ def array(rng, shape, dtype, kind="normal", layout="c"):
         a = a[..., ::2]
     elif layout == "r":
         a = a[tuple(slice(None, None, -1) for _ in shape)]
+    a = np.asarray(a)  # 0-d: an array, not a numpy scalar
     assert a.shape == shape, (a.shape, shape)
     return a
 
