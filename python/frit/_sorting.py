@@ -342,8 +342,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     nlast = O.sum(O.ones_like(xp, dtype=D.int64)) - 1 if n is None else n - 1
     j = searchsorted(xp, x, side="right") - 1
     jc = O.clip(j, 0, O.maximum(nlast - 1, 0))
-    x0, x1 = O.take(xp, jc), O.take(xp, jc + 1)
-    y0, y1 = O.take(fp, jc), O.take(fp, jc + 1)
+    # jc + 1 is past the end for a single sample point: clamped on purpose (x1 == x0 there)
+    x0, x1 = O.take(xp, jc, bounds="clamp"), O.take(xp, jc + 1, bounds="clamp")
+    y0, y1 = O.take(fp, jc, bounds="clamp"), O.take(fp, jc + 1, bounds="clamp")
     slope = (y1 - y0) / (x1 - x0)
     r = slope * (x - x0) + y0
     r2 = slope * (x - x1) + y1
