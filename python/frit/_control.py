@@ -388,7 +388,7 @@ class Var:
             t = k._run(("vget", out, self))
             out[0] = k._knode(t, self.dtype)
             return _wrap(out[0])
-        if _host:
+        if _T.host:
             # inside a host loop the read must follow the carried value: a copy of concrete
             # data (eager init) would read the initial value in every iteration
             return A.apply(A._b_ident, [self._a])

@@ -174,7 +174,7 @@ def _rebuild(xp, leaf, how, conv):
         return type(leaf)(_rebuild(xp, e, h, conv) for e, h in zip(leaf, how))
     if isinstance(leaf, _Static):
         return leaf.v
-    if isinstance(leaf, (np.ndarray, frit.Array)):
+    if isinstance(leaf, (np.ndarray, frit.Array, frit.ComplexArray)):
         b = conv(leaf)
         return how.apply(xp, b) if how is not None else b
     return leaf
