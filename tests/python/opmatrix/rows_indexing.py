@@ -61,27 +61,19 @@ def _oob_int_array(n):
 
 ROWS = [
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_basic), dtypes=ALL),
-    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_sym_slices), dtypes=ALL,
-        xfail={"jit": "slice bounds on a symbolic dim: 'SHRINK bounds outside the dim' (the "
-                      "bounds are not clamped symbolically; issue 10, fixed elsewhere); jit "
-                      "falls back to per-shape tracing"}),
-    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_ints), dtypes=ALL,
-        xfail={"jit": "an out-of-range integer index under jit returns a value instead of "
-                      "IndexError (issue 10: the new default is a run-time IndexError)"}),
+    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_sym_slices), dtypes=ALL),
+    Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_ints), dtypes=ALL),
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_stepped), dtypes=ALL,
         xfail={"jit": "a stepped slice of a symbolic dim cannot be traced (frit_slice's "
                       "strided(): RESHAPE changes the number of elements); jit falls back to "
                       "tracing per shape"}),
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_slices),
-        dtypes=("int32", "float64"),
-        xfail={"*": "slice bounds past the end are not clamped (issue 10)"}),
+        dtypes=("int32", "float64")),
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_int_array), dtypes=ALL,
         xfail={"jit": "indexing with several integer arrays needs static sizes under jit: falls "
                       "back to per-shape tracing"}),
     Row("Array.__getitem__", lambda xp, a, idx: a[idx], _getitem_cases(_oob_int_array),
-        dtypes=("float32",),
-        xfail={"jit": "out-of-range integer-array indices clamp under jit instead of raising "
-                      "IndexError (issue 10)"}),
+        dtypes=("float32",)),
     Row("Array.__getitem__", lambda xp, a, m: a[m],
         lambda rng, n, dt: [(array(rng, (n, 3), dt), array(rng, (n, 3), "bool")),
                             (array(rng, (n, 3), dt), array(rng, (n,), "bool")),

@@ -70,9 +70,7 @@ ROWS = [
     Row("tensordot", lambda xp, a, b, ax: xp.tensordot(a, b, axes=ax), _tensordot_cases,
         dtypes=NUM[1:], rtol=1e-5, atol=1e-5, xfail=PY_SHAPES),
     Row("einsum", lambda xp, s, *ops: xp.einsum(s, *ops), _einsum_cases, dtypes=NUM[1:],
-        rtol=1e-5, atol=1e-5,
-        xfail={"*": "einsum is not implemented yet ('einsum is not supported yet'; issue 10 "
-                    "part 3, another helper)"}),
+        rtol=1e-5, atol=1e-5),
     Row("vecdot", lambda xp, a, b, ax: xp.vecdot(a, b, axis=ax), _vecdot_cases, dtypes=NUM[1:],
         rtol=1e-5, atol=1e-5),
 ]

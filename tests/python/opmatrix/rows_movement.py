@@ -137,15 +137,14 @@ ROWS = [
         dtypes=ALL, xfail={"jit": "pad reflect of a symbolic dim: 'SHRINK bounds outside the "
                                   "dim'; jit falls back to per-shape tracing"}),
     Row("pad", lambda xp, a, w: xp.pad(a, w, mode="symmetric"), _one(_pad_shapes("edge")),
-        dtypes=("int32", "float32"), xfail={"*": "pad lacks mode symmetric (issue 10)"}),
+        dtypes=("int32", "float32")),
     Row("pad", lambda xp, a, w: xp.pad(a, w, mode="wrap"), _one(_pad_shapes("edge")),
-        dtypes=("int32", "float32"), xfail={"*": "pad lacks mode wrap (issue 10)"}),
+        dtypes=("int32", "float32")),
     Row("repeat", lambda xp, a, r, ax: xp.repeat(a, r, axis=ax), _one(_repeat_shapes),
         dtypes=ALL),
     Row("repeat", lambda xp, a, r: xp.repeat(a, r, axis=0),
         lambda rng, n, dt: [(array(rng, (3, 2), dt), np.array([1, 0, 2]))], dtypes=("float32",),
-        modes=("eager", "interp"), why="an array of repeats: the output shape depends on values",
-        xfail={"*": "repeat rejects an array of repeats (issue 10)"}),
+        modes=("eager", "interp"), why="an array of repeats: the output shape depends on values"),
     Row("tile", lambda xp, a, r: xp.tile(a, r), _one(_tile_shapes), dtypes=ALL),
     Row("tile", lambda xp, a, r: xp.tile(a, r), _one(_tile_inner), dtypes=ALL,
         xfail={"jit": "tile/repeat along an inner symbolic axis: 'RESHAPE changes the number "
