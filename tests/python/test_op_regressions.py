@@ -75,12 +75,9 @@ def test_var_in_an_eager_host_loop_carries_its_value():
     assert np.array_equal(np.asarray(frit.jit(f)(a)), want)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "GCC 12.2 at -O3 miscompiles the kernel (a float64 reduction over a 3-deep nest with static "
-    "trip counts and a negative middle stride: loop vectorizer, SLP reduction chain); correct "
-    "with -O2, -fno-tree-loop-vectorize, GCC 13.3 and clang 14. A standalone C reproducer is in "
-    "the issue 10 report of the op-matrix branch"))
 def test_sum_of_a_flipped_array_with_static_shapes():
+    """GCC 12.2 -O3 miscompiled this kernel (a reduction over a nest with static trip counts and a
+    negative middle stride); frit's default flags now avoid it (src/codegen/codegen.h)."""
     x = np.ones((4, 5, 4), np.int8)
     f = frit.jit(lambda a: frit.sum(frit.flip(a, axis=(1, -1)).astype(frit.float64)),
                  dynamic=False)
