@@ -32,21 +32,6 @@ static frit_dtype float_of(frit_dtype dt) {
 /* Composite float formulas of 16-bit floats run in f32 and are rounded once at the end. */
 static frit_dtype compute_of(frit_dtype dt) { return frit_dtype_bits(dt) == 16 ? FRIT_F32 : dt; }
 
-static frit_tensor *cf(frit_ctx *ctx, frit_tensor *like, double v) {
-  return ti_const_f(ctx, TI_U(like)->dtype, v, like);
-}
-static frit_tensor *ci(frit_ctx *ctx, frit_tensor *like, int64_t v) {
-  return ti_const_i(ctx, TI_U(like)->dtype, v, like);
-}
-static frit_tensor *add(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_ADD, a, b); }
-static frit_tensor *sub(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_SUB, a, b); }
-static frit_tensor *mul(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_MUL, a, b); }
-static frit_tensor *fdiv(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_FDIV, a, b); }
-static frit_tensor *lt(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPLT, a, b); }
-static frit_tensor *eq(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPEQ, a, b); }
-static frit_tensor *ne(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPNE, a, b); }
-static frit_tensor *and_(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_AND, a, b); }
-static frit_tensor *where(frit_ctx *c, frit_tensor *m, frit_tensor *a, frit_tensor *b) { return ti_where(c, m, a, b); }
 
 /* Sign bit of a float, through its bit pattern (sees -0.0 and signed NaNs). */
 static frit_tensor *signbit_of(frit_ctx *ctx, frit_tensor *x) {

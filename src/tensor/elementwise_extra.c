@@ -22,19 +22,6 @@ static frit_dtype wide_of(frit_dtype dt) {
   return FRIT_F64;
 }
 
-static frit_tensor *cf(frit_ctx *ctx, frit_tensor *like, double v) { return ti_const_f(ctx, TI_U(like)->dtype, v, like); }
-static frit_tensor *ci(frit_ctx *ctx, frit_tensor *like, int64_t v) { return ti_const_i(ctx, TI_U(like)->dtype, v, like); }
-static frit_tensor *add(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_ADD, a, b); }
-static frit_tensor *sub(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_SUB, a, b); }
-static frit_tensor *mul(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_MUL, a, b); }
-static frit_tensor *fdiv(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_FDIV, a, b); }
-static frit_tensor *lt(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPLT, a, b); }
-static frit_tensor *le(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPLE, a, b); }
-static frit_tensor *eq(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPEQ, a, b); }
-static frit_tensor *ne(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_CMPNE, a, b); }
-static frit_tensor *and_(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_AND, a, b); }
-static frit_tensor *or_(frit_ctx *c, frit_tensor *a, frit_tensor *b) { return ti_alu2(c, FRIT_OP_OR, a, b); }
-static frit_tensor *where(frit_ctx *c, frit_tensor *m, frit_tensor *a, frit_tensor *b) { return ti_where(c, m, a, b); }
 static frit_tensor *isnan_(frit_ctx *c, frit_tensor *x) { return ne(c, x, x); }
 static frit_tensor *isinf_(frit_ctx *c, frit_tensor *x) {
   return eq(c, ti_alu1(c, FRIT_OP_ABS, x), cf(c, x, INFINITY));
