@@ -96,6 +96,20 @@ pytest: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
 	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) tests/python
+	$(MAKE) pytest-specialise
+
+# The size-specialised kernel variants (src/runtime/specialize.c) only serve large work, which
+# the tests' small arrays never reach: FRIT_SPECIALISE=always compiles every kernel's variant.
+# CI runs the numpy fuzzer's fast pass and a 1/16 sample of the op matrix's compiled modes (the rows
+# whose id hashes to 5 mod 16) so;
+# SPECIALISE_SAMPLE=0/1 runs the whole matrix (about 30 minutes).
+SPECIALISE_SAMPLE ?= 5/16
+pytest-specialise: all
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	FRIT_SPECIALISE=always FRIT_MATRIX_SAMPLE=$(SPECIALISE_SAMPLE) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/python/test_fuzz_numpy.py \
+	  tests/python/test_op_matrix.py -k "test_matrix and not interp and not test_matrix_size"
 
 # The long differential fuzz of whole tensor programs (compiled vs the unfused reference).
 fuzz-programs: all

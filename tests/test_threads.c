@@ -222,9 +222,11 @@ static void test_compile_free_cycles(void) {
   CHECK_EQ_INT(ctx->owned_count, owned0);
   CHECK_EQ_INT(frit_node_count(ctx), nodes0);
   long grown_kb = (rss_pages() - rss0) * (sysconf(_SC_PAGESIZE) / 1024);
+  /* a leak of even 400 bytes a cycle grows it by over 1 MiB; allocator arenas and lazily
+   * touched pages account for one-off jumps of ~0.5 MiB on loaded machines */
   if (!SANITIZED) {
-    if (grown_kb > 512) fprintf(stderr, "compile/free cycles grew the process by %ld KiB\n", grown_kb);
-    CHECK(grown_kb <= 512);
+    if (grown_kb > 1024) fprintf(stderr, "compile/free cycles grew the process by %ld KiB\n", grown_kb);
+    CHECK(grown_kb <= 1024);
   }
   free(in), free(out);
   frit_ctx_free(ctx);

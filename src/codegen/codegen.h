@@ -61,6 +61,12 @@ typedef struct frit_cg_program {
 frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
                                        int nkernels, frit_uop *const *vars, int nvars);
 
+/* One kernel with some variables fixed: vars[v] with fixed[v] set becomes the constant values[v],
+ * the AST is simplified again and generated alone (as kernel 0, same ABI: the other variables are
+ * still read from vars). The runtime's size-specialised variants (src/runtime/specialize.c). */
+frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const char *name, frit_uop *const *vars,
+                                             int nvars, const int64_t *values, const uint8_t *fixed);
+
 /* Compiles the program's source (or finds it in the caches), loads it and fills in each
  * kernel's fn. FRIT_ERR_RUNTIME with the compiler's first output lines when compiling fails. */
 frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_cg_config *cfg);

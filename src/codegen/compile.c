@@ -425,3 +425,27 @@ frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir) {
   free(def);
   return st;
 }
+
+frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const char *name, frit_uop *const *vars,
+                                             int nvars, const int64_t *values, const uint8_t *fixed) {
+  frit_uop *from[64], *to[64];
+  int n = 0;
+  for (int v = 0; v < nvars; v++) {
+    if (!fixed[v]) continue;
+    if (n == 64) {
+      frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: more than 64 fixed variables");
+      return NULL;
+    }
+    from[n] = vars[v];
+    to[n] = frit_const_int(ctx, vars[v]->dtype, values[v]);
+    if (!to[n++]) return NULL;
+  }
+  frit_uop *fixed_ast = cg_subst(ctx, ast, from, to, n);
+  if (fixed_ast) fixed_ast = frit_simplify(ctx, fixed_ast);
+  if (!fixed_ast) {
+    if (frit_last_status(ctx) == FRIT_OK) frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: cannot fix the sizes");
+    return NULL;
+  }
+  if (frit_verify(ctx, fixed_ast) != FRIT_OK) return NULL;
+  return frit_codegen_generate(ctx, &fixed_ast, &name, 1, vars, nvars);
+}

@@ -33,6 +33,8 @@ frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit
   p->c = c;
   p->cfg = *cfg;
   p->threads = threads;
+  const char *spec = getenv("FRIT_SPECIALISE");
+  p->specialise = !spec || !*spec ? 1 : !strcmp(spec, "0") ? 0 : !strcmp(spec, "always") ? 2 : 1;
   int maxp = 1;
   for (int k = 0; k < s->nkernels; k++)
     if (s->kernels[k].nparams > maxp) maxp = s->kernels[k].nparams;
@@ -226,15 +228,21 @@ static frit_status run_kernel(frit_program *p, int k) {
     if (st != FRIT_OK) return st;
   } else {
     const frit_cg_kernel *ck = &c->cg->kernels[k];
-    int64_t extent;
-    frit_status st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
+    frit_kernel_fn fn = ck->fn;
+    int64_t extent, work = kernel_work(p, k);
+    bool have = false;
+    frit_status st = frit_rt_specialised(p, k, work, &fn, &extent, &have);
     if (st != FRIT_OK) return st;
+    if (!have) {
+      st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
+      if (st != FRIT_OK) return st;
+    }
     if (extent > 0) {
-      if (p->threads > 1 && extent > 1 && kernel_work(p, k) >= FRIT_RT_MIN_PARALLEL_WORK) {
+      if (p->threads > 1 && extent > 1 && work >= FRIT_RT_MIN_PARALLEL_WORK) {
         if (!p->pool) p->pool = frit_pool_acquire(p->threads); /* NULL: run on the caller */
-        frit_pool_launch(p->pool, ck->fn, p->params, p->varvals, extent);
+        frit_pool_launch(p->pool, fn, p->params, p->varvals, extent);
       } else {
-        ck->fn(p->params, p->varvals, 0, extent);
+        fn(p->params, p->varvals, 0, extent);
       }
     }
   }
@@ -467,6 +475,7 @@ frit_status frit_program_info(frit_program *p, FILE *out) {
     int h = c->cg->cache_hit;
     fprintf(out, "code: %016" PRIx64 " (%s)\n", c->cg->hash, h >= 0 && h <= 2 ? how[h] : "?");
   }
+  frit_rt_spec_print(p, out);
   frit_rt_stats stats = frit_rt_stats_get(p->ctx);
   fprintf(out, "compile cache: %" PRIu64 " compiled, %" PRIu64 " reused\n", stats.compiles,
           stats.hits);

@@ -26,6 +26,7 @@ typedef struct frit_rt_compiled {
   frit_uop ***range_ends;  /* RANGE extents of each kernel AST, for the work estimate */
   int *nranges;
   char **launch;           /* launch dims as text */
+  struct frit_rt_spec *spec; /* per kernel: its size-specialised variants (specialize.c), lazily */
 } frit_rt_compiled;
 
 struct frit_program {
@@ -33,6 +34,7 @@ struct frit_program {
   frit_rt_compiled *c;
   frit_cg_config cfg;
   int threads;       /* threads the pool uses (1: none started) */
+  int specialise;    /* $FRIT_SPECIALISE: 0 never, 1 by work (default), 2 every kernel at once */
   frit_pool *pool;   /* the shared pool, acquired on the first run that needs it */
   /* run state, reused between runs */
   void *arena;
@@ -65,6 +67,17 @@ int frit_rt_default_threads(const frit_compile_opts *opts);
 /* The program object for a pipeline result (program.c). NULL on OOM (error set). */
 frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit_cg_config *cfg,
                                   int threads);
+/* The variant of kernel k compiled for the sizes of this run, when its work (loop iterations)
+ * makes one worth having (specialize.c): *have set with *fn and *extent; else the generic code
+ * runs. A variant that cannot be built is no error (the generic code stays in use) except under
+ * FRIT_SPECIALISE=always, which the tests use to check every kernel's variant. */
+typedef struct frit_rt_spec frit_rt_spec;
+frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kernel_fn *fn, int64_t *extent,
+                                bool *have);
+
+/* One line per compiled variant: the kernel, the sizes it is fixed to, its code hash. */
+void frit_rt_spec_print(const frit_program *p, FILE *out);
+
 /* Builds the codegen program of an interpreted compile, for printing its stages. */
 frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c);
 
