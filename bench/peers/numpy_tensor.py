@@ -14,6 +14,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nbody_numpy  # noqa: E402
+from blas_info import blas_note  # noqa: E402
 
 REPS = int(os.environ.get("FRIT_BENCH_REPS", "0")) or None
 
@@ -56,7 +57,7 @@ def matmul():
   b = rng.random((1024, 1024), dtype=np.float32) - 0.5
   med, best = best_median(lambda: np.matmul(a, b), 3, REPS or 10)
   emit("matmul_1024", 2 * 1024 ** 3 / med / 1e9, "GFLOP/s", f"OpenBLAS via numpy {np.__version__}",
-       n=1024, best_value=2 * 1024 ** 3 / best / 1e9, note=f"numpy.matmul on {blas_name()}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'all')}")
+       n=1024, best_value=2 * 1024 ** 3 / best / 1e9, note=f"numpy.matmul on {blas_name()}: {blas_note()}")
 
 
 def softmax_np(x):
@@ -94,7 +95,7 @@ def conv():
   med, best = best_median(lambda: conv_im2col(x, w), 1, REPS or 3)
   emit("conv2d_32x64x56x56", 1e3 * med, "ms", f"numpy {np.__version__} im2col + OpenBLAS", n=32,
        best_value=1e3 * best,
-       note=f"pad + sliding_window_view im2col + matmul on {blas_name()}")
+       note=f"pad + sliding_window_view im2col + matmul on {blas_name()}: {blas_note()}")
 
 
 def reduce_sum():
