@@ -106,24 +106,50 @@ frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
  * Design debt: this belongs to the scheduler's kernel optimisation (tiling reductions). */
 enum { SPLIT_PARTS = 256, SPLIT_MIN_PART = 4096 };
 
-static frit_tensor *staged_full_reduce(frit_ctx *ctx, frit_tensor *x, frit_op op) {
+static frit_tensor *staged_parts(frit_ctx *ctx, frit_tensor *x, frit_tensor *parts, frit_op op) {
   const frit_shape *s = ti_shape(ctx, x);
-  int64_t numel = 1;
-  for (int i = 0; i < s->ndim; i++) {
-    int64_t d = frit_dim_value(s->dims[i]);
-    if (d < 0) return NULL;
-    numel *= d;
-    if (numel > ((int64_t)1 << 50)) return NULL;
-  }
-  if (numel < (int64_t)SPLIT_PARTS * SPLIT_MIN_PART || numel % SPLIT_PARTS) return NULL;
-  int64_t parts_shape[2] = {SPLIT_PARTS, numel / SPLIT_PARTS};
-  frit_tensor *parts = frit_reshape(ctx, x, 2, parts_shape);
   int64_t inner_axis[1] = {1}, outer_axis[1] = {0};
   frit_tensor *partial = frit_contiguous(ctx, with_ints(ctx, FRIT_OP_REDUCE_AXIS, parts, inner_axis, 1, op, 0, NULL));
   frit_tensor *total = with_ints(ctx, FRIT_OP_REDUCE_AXIS, partial, outer_axis, 1, op, 0, NULL);
   int64_t ones[FRIT_MAX_DIMS];
   for (int i = 0; i < s->ndim; i++) ones[i] = 1;
   return frit_reshape(ctx, total, s->ndim, ones);
+}
+
+/* Staging for symbolic sizes (default jit, eager ops), where the size is unknown when the graph
+ * is built: flattened and padded with zeros to a multiple of SPLIT_PARTS, so sums only (zero is
+ * the identity of nothing else). A small input costs one more tiny kernel. */
+static frit_tensor *staged_full_sum_sym(frit_ctx *ctx, frit_tensor *x, frit_op op) {
+  const frit_shape *s = ti_shape(ctx, x);
+  if (op != FRIT_OP_ADD) return NULL;
+  frit_uop *numel = s->dims[0];
+  for (int i = 1; i < s->ndim; i++) numel = ti_dim_mul(ctx, numel, s->dims[i]);
+  /* padded by SPLIT_PARTS - 1 zeros and cut to SPLIT_PARTS * m: both amounts provably in range */
+  frit_uop *m = ti_dim_cdiv(ctx, numel, SPLIT_PARTS), *whole = ti_dim_mul(ctx, ti_dim(ctx, SPLIT_PARTS), m);
+  frit_uop *zero = ti_dim(ctx, 0), *pad = ti_dim(ctx, SPLIT_PARTS - 1);
+  frit_uop *parts_shape[2] = {ti_dim(ctx, SPLIT_PARTS), m};
+  frit_tensor *flat = s->ndim == 1 ? x : ti_reshape(ctx, x, 1, &numel);
+  frit_tensor *cut = ti_shrink(ctx, ti_pad(ctx, flat, &zero, &pad), &zero, &whole);
+  frit_tensor *parts = ti_reshape(ctx, cut, 2, parts_shape);
+  if (!parts) {
+    frit_clear_error(ctx); /* a size the reshape cannot prove: the unstaged reduction serves */
+    return NULL;
+  }
+  return staged_parts(ctx, x, parts, op);
+}
+
+static frit_tensor *staged_full_reduce(frit_ctx *ctx, frit_tensor *x, frit_op op) {
+  const frit_shape *s = ti_shape(ctx, x);
+  int64_t numel = 1;
+  for (int i = 0; i < s->ndim; i++) {
+    int64_t d = frit_dim_value(s->dims[i]);
+    if (d < 0) return staged_full_sum_sym(ctx, x, op);
+    numel *= d;
+    if (numel > ((int64_t)1 << 50)) return NULL;
+  }
+  if (numel < (int64_t)SPLIT_PARTS * SPLIT_MIN_PART || numel % SPLIT_PARTS) return NULL;
+  int64_t parts_shape[2] = {SPLIT_PARTS, numel / SPLIT_PARTS};
+  return staged_parts(ctx, x, frit_reshape(ctx, x, 2, parts_shape), op);
 }
 
 frit_tensor *ti_reduce_axis(frit_ctx *ctx, frit_tensor *x, frit_op op, const bool *mask) {

@@ -1,7 +1,8 @@
-"""Size-specialised kernel variants (src/runtime/specialize.c): code compiled for symbolic sizes
-(default jit, eager ops) gets a variant compiled for the run's sizes when its work is large. The
-variant must compute what numpy computes, and the default paths must actually use it. The whole
-op matrix and the numpy fuzzer also run with FRIT_SPECIALISE=always in CI (make check)."""
+"""The default paths (eager ops, `frit.jit` with symbolic shapes) get the fast code of static
+shapes: size-specialised kernel variants (src/runtime/specialize.c) compiled for the run's sizes
+when a kernel's work is large, and whole-array sums staged over parallel partial sums for
+symbolic sizes too. The results must be numpy's, and the default paths must actually take the
+fast route. The op matrix and the numpy fuzzer also run with FRIT_SPECIALISE=always in CI."""
 import subprocess
 import sys
 import os
@@ -73,3 +74,20 @@ def test_always_mode_specialises_every_kernel():
                PYTHONPATH=os.pathsep.join([path] + os.environ.get("PYTHONPATH", "").split(os.pathsep)))
     r = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (255,), (256,), (257,), (3, 5), (100, 37), (2, 0, 3)])
+def test_whole_array_sum_of_symbolic_size_is_staged_and_exact(shape):
+    f = frit.jit(lambda t: frit.sum(t))
+    i = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) * 7 - 3
+    got = np.asarray(f(frit.asarray(i)))
+    assert got == i.sum() and got.dtype == i.sum().dtype
+    a = _rand(shape, 7)
+    np.testing.assert_allclose(np.asarray(f(frit.asarray(a))), a.astype(np.float64).sum(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(frit.sum(frit.asarray(a))), a.astype(np.float64).sum(), rtol=1e-5, atol=1e-5)
+    if min(shape) < 2:
+        return  # jit keeps sizes 0 and 1 static: the static rule (large sizes only) applies
+    c = f.lower(frit.asarray(a))
+    assert c.dynamic
+    # partial sums over 256 parallel slices, then their sum: two kernels, the first parallel
+    assert [k.launch for k in c.kernels] == ["(256)", "()"], c.kernels
