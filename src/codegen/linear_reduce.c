@@ -209,8 +209,22 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
       if (pw[m]) cgl_line(g, outer, "%s %s = 0;", cg_ctype(frit_dtype_kind(grp[m]->dtype)), accb[m]);
   }
   bool ok = true;
+  /* a float sum of products accumulates by fused multiply-add: the product's operands are
+   * emitted instead of the product (fma_b[m]: the second operand) */
+  char *fma_b[MAX_FUSE];
+  memset(fma_b, 0, sizeof fma_b);
   for (int m = 0; m < ng && ok; m++) {
-    const char *v = cgl_emit(g, grp[m]->src[0], inner);
+    frit_uop *x = grp[m]->src[0];
+    frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
+    if (red && x->op == FRIT_OP_MUL && grp[m]->arg.i0 == FRIT_OP_ADD && (k == FRIT_F32 || k == FRIT_F64) &&
+        frit_dtype_lanes(x->dtype) == 1) {
+      const char *va = cgl_emit(g, x->src[0], inner);
+      ok = va && (vals[m] = cgl_strdup(g, va));
+      const char *vb = ok ? cgl_emit(g, x->src[1], inner) : NULL;
+      ok = ok && vb && (fma_b[m] = cgl_strdup(g, vb));
+      continue;
+    }
+    const char *v = cgl_emit(g, x, inner);
     ok = v && (vals[m] = cgl_strdup(g, v));
   }
   for (int m = 0; m < ng && red && ok; m++) {
@@ -229,6 +243,8 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
       cgl_line(g, inner, "%s_z |= frit_f%s_bits(%s_v) == %s;", acc[m], d ? "64" : "32", acc[m],
            rop == FRIT_OP_MAX ? "0u" : d ? "0x8000000000000000ull" : "0x80000000u");
       cg_printf(&e, "%s_v %s %s ? %s_v : %s", acc[m], rop == FRIT_OP_MAX ? ">" : "<", acc[m], acc[m], acc[m]);
+    } else if (fma_b[m]) {
+      cg_printf(&e, "frit_fma%s(%s, %s, %s)", k == FRIT_F32 ? "f" : "", vals[m], fma_b[m], accb[m]);
     } else {
       const char *ab[2] = {accb[m], vals[m]};
       if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
@@ -243,7 +259,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
                 acc[m], acc[m], acc[m]);
     else I->red_bad = true;
   }
-  for (int m = 0; m < ng; m++) free(vals[m]);
+  for (int m = 0; m < ng; m++) free(vals[m]), free(fma_b[m]);
   if (!ok) return NULL;
   for (int x = inner; x != b;) {
     int p = g->blocks[x].parent;
