@@ -33,14 +33,30 @@ static uint8_t *dep_map(frit_uop *root, frit_uop *r, frit_uop **nodes, size_t n)
   return dep;
 }
 
-static bool fits(frit_uop *e, frit_uop *i, frit_uop *j) {
+/* Does a load of st read consecutive elements along j? */
+static bool loads_along(frit_uop *st, frit_uop *j) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(st, &n);
+  uint8_t *dj = nodes ? dep_map(st, j, nodes, n) : NULL;
+  bool r = false;
+  for (size_t k = 0; k < n && dj && !r; k++) {
+    frit_uop *u = nodes[k];
+    r = u->op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], j, dj, 0);
+  }
+  free(nodes);
+  free(dj);
+  return r;
+}
+
+/* contiguous: a load reads along j as it stands (else only after j is split into panels) */
+static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out) {
   frit_uop *st = e->src[0];
   if (st->op != FRIT_OP_STORE || st->nsrc != 2) return false;
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(st, &n);
   if (!nodes) return false;
   uint8_t *di = dep_map(st, i, nodes, n), *dj = dep_map(st, j, nodes, n);
-  bool ok = di && dj, red = false, contiguous = false;
+  bool ok = di && dj, red = false;
   for (size_t k = 0; k < n && ok; k++) {
     frit_uop *u = nodes[k];
     frit_op op = (frit_op)u->op;
@@ -54,12 +70,12 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j) {
         if (di[u->src[s]->src[0]->id] || dj[u->src[s]->src[0]->id]) ok = false; /* triangular */
       red = true;
     }
-    if (op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], j, dj, 0)) contiguous = true;
   }
   free(nodes);
   free(di);
   free(dj);
-  return ok && red && contiguous;
+  *contiguous_out = ok && red && loads_along(st, j);
+  return ok && red;
 }
 
 frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
@@ -74,7 +90,8 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   if (!TI || M < 2 * TI) return ast;
   /* a thread's block of rows: up to 64, keeping at least 4 blocks for the pool to share */
   while (IB < 64 && M % (2 * IB) == 0 && M / (2 * IB) >= 4) IB *= 2;
-  if (!fits(e, i, j)) return ast;
+  bool contiguous = false;
+  if (!fits(e, i, j, &contiguous)) return ast;
   frit_dtype dt = i->dtype;
   frit_uop *i1 = frit_range(ctx, frit_const_int(ctx, dt, M / IB), 3000, FRIT_AXIS_GLOBAL);
   frit_uop *i0 = frit_range(ctx, frit_const_int(ctx, dt, IB / TI), 3001, FRIT_AXIS_LOOP);
@@ -91,6 +108,9 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   frit_uop *from[2] = {i, j}, *to[2] = {ie, je};
   frit_uop *st = cg_subst(ctx, e->src[0], from, to, 2);
   if (!st) return ctx->status == FRIT_OK ? ast : NULL;
+  /* B packed in panels of TJ columns (tensor/linalg.c) is read at (j / TJ, k, j % TJ): with
+   * j = j0*TJ + jj that simplifies to consecutive jj */
+  if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jj))) return st ? ast : NULL;
   frit_uop *es[24];
   int w = 0;
   es[w++] = st;

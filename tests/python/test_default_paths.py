@@ -91,3 +91,34 @@ def test_whole_array_sum_of_symbolic_size_is_staged_and_exact(shape):
     assert c.dynamic
     # partial sums over 256 parallel slices, then their sum: two kernels, the first parallel
     assert [k.launch for k in c.kernels] == ["(256)", "()"], c.kernels
+
+
+@pytest.mark.parametrize("dynamic", [True, False])
+@pytest.mark.parametrize("mkn", [(128, 128, 128), (64, 80, 70), (100, 130, 65), (256, 128, 64)])
+def test_matmul_with_b_packed_in_panels_matches_numpy(dynamic, mkn):
+    """Large matmuls read B through a copy packed in 32-column panels (tensor/linalg.c): the
+    copy, the zero padding of a partial panel and the tiled kernel's panel reads must give
+    numpy's product, with an epilogue fused after it."""
+    m, k, n = mkn
+    a, b, bias = _rand((m, k), 11), _rand((k, n), 12), _rand((n,), 13)
+    f = frit.jit(lambda x, y, c: frit.maximum(x @ y + c, 0.0), dynamic=dynamic)
+    args = [frit.asarray(v) for v in (a, b, bias)]
+    want = np.maximum(a.astype(np.float64) @ b + bias, 0.0)
+    np.testing.assert_allclose(np.asarray(f(*args)), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(frit.maximum(args[0] @ args[1] + args[2], 0.0)), want,
+                               rtol=1e-4, atol=1e-4)
+    kernels = f.lower(*args).kernels
+    packs = dynamic or n % 32 == 0  # static: sizes above the copy-pays threshold, whole panels
+    assert len(kernels) == (2 if packs else 1), kernels
+
+
+def test_packed_static_matmul_is_register_tiled():
+    a, b = _rand((256, 128), 14), _rand((128, 256), 15)
+    f = frit.jit(lambda x, y: x @ y, dynamic=False)
+    np.testing.assert_allclose(np.asarray(f(frit.asarray(a), frit.asarray(b))), a.astype(np.float64) @ b,
+                               rtol=1e-4, atol=1e-4)
+    src = f.lower(frit.asarray(a), frit.asarray(b)).source
+    mm = src[src.index("k1_"):]
+    # eight rows of accumulators over one k loop, reading the packed panel consecutively
+    assert mm.count("frit_fmaf(") == 8 or mm.count(" + ") >= 8, mm[:3000]
+    assert "frit_idiv_i64" not in mm and "frit_mod_i64" not in mm, mm[:3000]

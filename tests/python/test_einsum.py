@@ -92,18 +92,25 @@ def _names(f, *xs):
     return [k.name for k in f.lower(*xs).kernels]
 
 
+def _products(names):
+    """The multiply-reduce kernels: a 2-D matmul of symbolic size also copies B into column
+    panels first (tensor/linalg.c), a kernel that einsum shares with matmul."""
+    assert all("mul_sum" in n or "pad" in n or "contiguous" in n for n in names), names
+    return [n for n in names if "mul_sum" in n]
+
+
 def test_einsum_kernels_like_matmul():
     a, b = frit.asarray(A(8, 16)), frit.asarray(A(16, 4))
     e = _names(frit.jit(lambda x, y: frit.einsum("ij,jk->ik", x, y)), a, b)
     m = _names(frit.jit(lambda x, y: frit.matmul(x, y)), a, b)
-    assert e == m and len(e) == 1
+    assert e == m and len(_products(e)) == 1 and len(e) <= 2
     a3, b3 = frit.asarray(A(2, 8, 16)), frit.asarray(A(2, 16, 4))
     assert len(_names(frit.jit(lambda x, y: frit.einsum("bij,bjk->bik", x, y)), a3, b3)) == 1
     # transposed operands and a chain: one fused multiply-reduce kernel per contraction
-    assert len(_names(frit.jit(lambda x, y: frit.einsum("ji,kj->ik", x, y)),
-                      frit.asarray(A(16, 8)), frit.asarray(A(4, 16)))) == 1
+    assert len(_products(_names(frit.jit(lambda x, y: frit.einsum("ji,kj->ik", x, y)),
+                                frit.asarray(A(16, 8)), frit.asarray(A(4, 16))))) == 1
     c = frit.asarray(A(4, 3))
-    assert len(_names(frit.jit(lambda x, y, z: frit.einsum("ij,jk,kl->il", x, y, z)), a, b, c)) <= 2
+    assert len(_products(_names(frit.jit(lambda x, y, z: frit.einsum("ij,jk,kl->il", x, y, z)), a, b, c))) <= 2
 
 
 def test_einsum_greedy_order():
