@@ -176,15 +176,23 @@ static frit_uop *push_reshape(frit_ctx *ctx, frit_uop *root, frit_uop *const *a,
     for (int k = 0; k < in->ndim; k++) ic[k] = i64c(ctx, 0);
     for (int k = 0; k < no; k++) ic[ii[k]] = c[oi[k]];
   } else {
-    frit_uop *flat = flatten(ctx, c, od, n), *stride = i64c(ctx, 1);
-    for (int k = in->ndim - 1; k >= 0 && flat; k--) {
+    /* leading and trailing dims the reshape keeps map one to one; only the dims between are
+     * flattened and unflattened, and the outermost of those needs no MOD (the middle products
+     * agree): with symbolic sizes the simplifier cannot remove a flatten it never sees */
+    int pre = 0, suf = 0;
+    while (pre < n && pre < in->ndim && od[pre] == in->dims[pre]) ic[pre] = c[pre], pre++;
+    while (suf < n - pre && suf < in->ndim - pre && od[n - 1 - suf] == in->dims[in->ndim - 1 - suf])
+      ic[in->ndim - 1 - suf] = c[n - 1 - suf], suf++;
+    frit_uop *flat = n - suf > pre ? flatten(ctx, c + pre, od + pre, n - suf - pre) : i64c(ctx, 0);
+    frit_uop *stride = i64c(ctx, 1);
+    for (int k = in->ndim - 1 - suf; k >= pre && flat; k--) {
       frit_uop *d = in->dims[k];
       if (is_c(d, 1)) {
         ic[k] = i64c(ctx, 0);
         continue;
       }
       frit_uop *q = is_c(stride, 1) ? flat : frit_binary(ctx, FRIT_OP_IDIV, flat, stride);
-      ic[k] = k == 0 ? q : frit_binary(ctx, FRIT_OP_MOD, q, d);
+      ic[k] = k == pre ? q : frit_binary(ctx, FRIT_OP_MOD, q, d);
       stride = is_c(stride, 1) ? d : mul(ctx, stride, d);
     }
     if (!flat) return NULL;

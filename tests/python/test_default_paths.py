@@ -122,3 +122,16 @@ def test_packed_static_matmul_is_register_tiled():
     # eight rows of accumulators over one k loop, reading the packed panel consecutively
     assert mm.count("frit_fmaf(") == 8 or mm.count(" + ") >= 8, mm[:3000]
     assert "frit_idiv_i64" not in mm and "frit_mod_i64" not in mm, mm[:3000]
+
+
+def test_symbolic_panel_reads_need_no_division_by_a_size():
+    """A reshape that keeps its leading dims maps them one to one (schedule/rangeify.c): the
+    generic (symbolic-size) matmul reads B's panels at (k*32 + j%32 + (j/32)*K*32), with no
+    division by a run-time size in the k loop (which made a 64x64 product 6x slower)."""
+    import re
+    a = _rand((64, 64), 16)
+    f = frit.jit(lambda x: x @ x)
+    np.testing.assert_allclose(np.asarray(f(frit.asarray(a))), a.astype(np.float64) @ a, rtol=1e-4, atol=1e-4)
+    src = f.lower(frit.asarray(a)).source
+    product = src[src.index("mul_sum"):]
+    assert not re.search(r"frit_(idiv|mod)_i64\([^;]*, (v\d+|var\d+)\)", product), product[:3000]
