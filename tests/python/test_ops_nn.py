@@ -96,6 +96,9 @@ CONVS = [  # x shape, w shape, stride, padding, dilation, groups, bias
     ((1, 4, 5, 5), (4, 1, 3, 3), (1, 1), (1, 1), (1, 1), 4, False),   # depthwise
     ((1, 3, 4, 4), (2, 3, 1, 1), (1, 1), (0, 0), (1, 1), 1, True),    # 1x1
     ((1, 1, 3, 3), (1, 1, 5, 5), (1, 1), (2, 2), (1, 1), 1, False),   # kernel > input
+    # large enough for the product form (tensor/nn.c conv_as_gemm): padding, stride, dilation
+    ((8, 16, 32, 32), (32, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1, True),
+    ((8, 16, 45, 40), (32, 16, 3, 2), (2, 1), (2, 0), (1, 2), 1, False),
 ]
 
 
