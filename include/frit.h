@@ -96,6 +96,8 @@ typedef enum frit_scalar_kind {
   FRIT_I8, FRIT_I16, FRIT_I32, FRIT_I64,
   FRIT_U8, FRIT_U16, FRIT_U32, FRIT_U64,
   FRIT_F16, FRIT_BF16, FRIT_F32, FRIT_F64,
+  /* after the real floats, so that F16..F64 stays the range of real floats */
+  FRIT_C64, FRIT_C128, /* complex: interleaved (re, im) of f32 / f64, as C's float/double _Complex */
   FRIT_SCALAR_KIND_COUNT_
 } frit_scalar_kind;
 
@@ -114,7 +116,10 @@ int frit_dtype_is_ptr(frit_dtype dt);
 frit_addrspace frit_dtype_addrspace(frit_dtype dt);
 int frit_dtype_is_int(frit_dtype dt);      /* signed or unsigned integer (not bool) */
 int frit_dtype_is_unsigned(frit_dtype dt);
-int frit_dtype_is_float(frit_dtype dt);
+int frit_dtype_is_float(frit_dtype dt);   /* real floats only */
+int frit_dtype_is_complex(frit_dtype dt);
+/* The real float kind of a complex dtype's parts (c64 -> f32, c128 -> f64); other dtypes: itself. */
+frit_dtype frit_dtype_real_part(frit_dtype dt);
 int frit_dtype_is_bool(frit_dtype dt);
 int frit_dtype_bits(frit_dtype dt);        /* bits of the element scalar */
 /* Name such as "f32", "i64x4", "f32*", "f32x4*local"; written into buf (>= 32 bytes). */
@@ -124,12 +129,16 @@ frit_status frit_dtype_parse(const char *s, size_t len, frit_dtype *out);
 
 /* ---------- nodes ---------- */
 
-/* A scalar constant: signed integers and bool in i, unsigned in u, floats in f.
- * Values are always normalised to their dtype (wrapped, rounded to f16/bf16/f32). */
+/* A scalar constant: signed integers and bool in i, unsigned in u, floats in f, complex in c
+ * (c.re shares its storage with f). Values are always normalised to their dtype (wrapped,
+ * rounded to f16/bf16/f32; both parts of c64 rounded to f32). Only complex dtypes read c.im:
+ * nodes of other dtypes hash and compare the first 8 bytes alone, so a constructor need not
+ * clear c.im. */
 typedef union frit_scalar {
   int64_t i;
   uint64_t u;
   double f;
+  struct { double re, im; } c;
 } frit_scalar;
 
 /* The small argument of a node. Fields not used by an op are zero. blob points to n int64

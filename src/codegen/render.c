@@ -74,7 +74,8 @@ int cg_kind_bits(frit_scalar_kind k) {
   case FRIT_BOOL: case FRIT_I8: case FRIT_U8: return 8;
   case FRIT_I16: case FRIT_U16: case FRIT_F16: case FRIT_BF16: return 16;
   case FRIT_I32: case FRIT_U32: case FRIT_F32: return 32;
-  case FRIT_I64: case FRIT_U64: case FRIT_F64: return 64;
+  case FRIT_I64: case FRIT_U64: case FRIT_F64: case FRIT_C64: return 64;
+  case FRIT_C128: return 128;
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   return 0;
@@ -84,7 +85,8 @@ static const char *const ctypes[FRIT_SCALAR_KIND_COUNT_] = {
     [FRIT_VOID] = "void",     [FRIT_BOOL] = "uint8_t",  [FRIT_I8] = "int8_t",    [FRIT_I16] = "int16_t",
     [FRIT_I32] = "int32_t",   [FRIT_I64] = "int64_t",   [FRIT_U8] = "uint8_t",   [FRIT_U16] = "uint16_t",
     [FRIT_U32] = "uint32_t",  [FRIT_U64] = "uint64_t",  [FRIT_F16] = "float",    [FRIT_BF16] = "float",
-    [FRIT_F32] = "float",     [FRIT_F64] = "double"};
+    [FRIT_F32] = "float",     [FRIT_F64] = "double",    [FRIT_C64] = "float _Complex",
+    [FRIT_C128] = "double _Complex"};
 
 const char *cg_ctype(frit_scalar_kind k) { return (unsigned)k < FRIT_SCALAR_KIND_COUNT_ ? ctypes[k] : "void"; }
 const char *cg_mtype(frit_scalar_kind k) { return k == FRIT_F16 || k == FRIT_BF16 ? "uint16_t" : cg_ctype(k); }
@@ -94,7 +96,8 @@ static const char *kname(frit_scalar_kind k) {
   static const char *const n[FRIT_SCALAR_KIND_COUNT_] = {
       [FRIT_VOID] = "void", [FRIT_BOOL] = "bool", [FRIT_I8] = "i8",   [FRIT_I16] = "i16", [FRIT_I32] = "i32",
       [FRIT_I64] = "i64",   [FRIT_U8] = "u8",     [FRIT_U16] = "u16", [FRIT_U32] = "u32", [FRIT_U64] = "u64",
-      [FRIT_F16] = "f16",   [FRIT_BF16] = "bf16", [FRIT_F32] = "f32", [FRIT_F64] = "f64"};
+      [FRIT_F16] = "f16",   [FRIT_BF16] = "bf16", [FRIT_F32] = "f32", [FRIT_F64] = "f64",
+      [FRIT_C64] = "c64",   [FRIT_C128] = "c128"};
   return (unsigned)k < FRIT_SCALAR_KIND_COUNT_ ? n[k] : "?";
 }
 
@@ -394,6 +397,7 @@ static void to_bits(cg_str *o, frit_scalar_kind k, const char *a) {
   case FRIT_I16: case FRIT_U16: cg_printf(o, "((uint64_t)(uint16_t)%s)", a); return;
   case FRIT_I32: case FRIT_U32: cg_printf(o, "((uint64_t)(uint32_t)%s)", a); return;
   case FRIT_I64: case FRIT_U64: cg_printf(o, "((uint64_t)%s)", a); return;
+  case FRIT_C64: case FRIT_C128: /* rejected by the IR checks */
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   cg_puts(o, "0");
@@ -418,6 +422,7 @@ bool cg_render_bitcast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_sca
   case FRIT_U64:
     cg_printf(o, "((%s)%s)", cg_ctype(to), x);
     break;
+  case FRIT_C64: case FRIT_C128:
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   cg_free(&b);

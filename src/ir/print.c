@@ -17,7 +17,7 @@ static void write_name(FILE *out, const char *s, size_t n) {
 
 /* The op's name and its argument, readable: "const 4", "range axis=0 global", "reduce add". */
 static void describe(FILE *out, const frit_uop *u, bool with_sources) {
-  char buf[64], tmp[32];
+  char buf[96], tmp[32];
   const frit_arg *a = &u->arg;
   frit_op op = (frit_op)u->op;
   fputs(frit_fmt_opname(op, buf, sizeof buf), out);

@@ -177,7 +177,7 @@ static const char *int_ctype(frit_dtype dt) {
   case FRIT_U32: return "uint32_t";
   case FRIT_U64: return "uint64_t";
   case FRIT_VOID: case FRIT_BOOL: case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64:
-  case FRIT_SCALAR_KIND_COUNT_:
+  case FRIT_C64: case FRIT_C128: case FRIT_SCALAR_KIND_COUNT_:
     return "int";
   }
   return "int";

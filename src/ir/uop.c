@@ -215,6 +215,11 @@ static uint64_t node_hash(frit_op op, frit_dtype dt, frit_uop *const *src, int n
   h = mix64(h, (uint64_t)nsrc);
   for (int i = 0; i < nsrc; i++) h = mix64(h, src[i]->id);
   h = mix64(h, a->value.u);
+  if (frit_dtype_is_complex(dt)) { /* c.im is meaningful only there (see frit_scalar) */
+    uint64_t im;
+    memcpy(&im, &a->value.c.im, sizeof im);
+    h = mix64(h, im);
+  }
   h = mix64(h, (uint64_t)a->i0);
   h = mix64(h, (uint64_t)a->i1);
   h = mix64(h, (uint64_t)(uintptr_t)a->blob);
@@ -224,6 +229,7 @@ static uint64_t node_hash(frit_op op, frit_dtype dt, frit_uop *const *src, int n
 static bool node_equal(const frit_uop *u, frit_op op, frit_dtype dt, frit_uop *const *src, int nsrc,
                        const frit_arg *a) {
   if (u->op != op || u->dtype != dt || u->nsrc != (uint32_t)nsrc) return false;
+  if (frit_dtype_is_complex(dt) && memcmp(&u->arg.value.c.im, &a->value.c.im, sizeof(double)) != 0) return false;
   if (u->arg.value.u != a->value.u || u->arg.i0 != a->i0 || u->arg.i1 != a->i1 ||
       u->arg.blob != a->blob || u->arg.n != a->n || u->arg.blob_kind != a->blob_kind)
     return false;
@@ -253,7 +259,37 @@ static bool grow_table(frit_ctx *ctx) {
 static const char *dtname(frit_dtype dt, char *buf) { return frit_dtype_name(dt, buf, 32); }
 
 /* Dtype class an ALU op accepts: arithmetic on numbers, bit ops on ints/bool, float math. */
-enum { ACCEPT_NUM = 1, ACCEPT_BOOL = 2, ACCEPT_FLOAT_ONLY = 4, ACCEPT_INT_ONLY = 8 };
+enum { ACCEPT_NUM = 1, ACCEPT_BOOL = 2, ACCEPT_FLOAT_ONLY = 4, ACCEPT_INT_ONLY = 8, ACCEPT_COMPLEX = 16 };
+
+/* Ops defined on complex operands (numpy's: no ordering, no rounding, no remainder). ABS of a
+ * complex stays complex (|z| + 0i); the tensor layer casts it to the real part's dtype. */
+static bool complex_ok(frit_op op) {
+  switch (op) {
+  case FRIT_OP_NEG: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
+  case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN:
+  case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN:
+  case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ADD: case FRIT_OP_SUB:
+  case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_MULACC: case FRIT_OP_CMPEQ:
+  case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
+    return true;
+  case FRIT_OP_NOT: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
+  case FRIT_OP_RINT: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN:
+  case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL:
+  case FRIT_OP_SHR: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE:
+  case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
+  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_AFTER:
+  case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
+  case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER:
+  case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY:
+  case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_RANGE:
+  case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER:
+  case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX:
+  case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS:
+  case FRIT_OP_COUNT_:
+    return false;
+  }
+  return false;
+}
 
 static int alu_accepts(frit_op op) {
   switch (op) {
@@ -289,6 +325,7 @@ static int alu_accepts(frit_op op) {
 static bool dtype_accepted(int accepts, frit_dtype dt) {
   if (frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) == FRIT_VOID) return false;
   if (frit_dtype_is_bool(dt)) return (accepts & ACCEPT_BOOL) != 0;
+  if (frit_dtype_is_complex(dt)) return (accepts & ACCEPT_COMPLEX) != 0;
   if (frit_dtype_is_float(dt)) return (accepts & (ACCEPT_NUM | ACCEPT_FLOAT_ONLY)) != 0;
   return (accepts & (ACCEPT_NUM | ACCEPT_INT_ONLY)) != 0;
 }
@@ -305,7 +342,7 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
                           op_info[op].min_src, op_info[op].max_src, nsrc);
   unsigned flags = op_info[op].flags;
   if (flags & FRIT_F_ALU) {
-    int accepts = alu_accepts(op);
+    int accepts = alu_accepts(op) | (complex_ok(op) ? ACCEPT_COMPLEX : 0);
     int first = op == FRIT_OP_WHERE ? 1 : 0;
     frit_dtype operand = src[first]->dtype;
     for (int i = first; i < nsrc; i++) {
@@ -333,6 +370,9 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
     if (frit_dtype_lanes(dt) != frit_dtype_lanes(src[0]->dtype) && op == FRIT_OP_CAST)
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op CAST: lanes differ (%s to %s)", dtname(src[0]->dtype, b0),
                             dtname(dt, b1));
+    if (op == FRIT_OP_BITCAST && (frit_dtype_is_complex(dt) || frit_dtype_is_complex(src[0]->dtype)))
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "op BITCAST: complex dtypes are not bitcast (%s to %s)",
+                            dtname(src[0]->dtype, b0), dtname(dt, b1));
     if (op == FRIT_OP_BITCAST &&
         frit_dtype_bits(dt) * frit_dtype_lanes(dt) != frit_dtype_bits(src[0]->dtype) * frit_dtype_lanes(src[0]->dtype))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op BITCAST: sizes differ (%s to %s)", dtname(src[0]->dtype, b0),

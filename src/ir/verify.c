@@ -107,7 +107,8 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
   switch (op) {
   case FRIT_OP_CONST: {
     frit_scalar norm = frit_scalar_normalize(a->value, frit_dtype_scalar(dt));
-    if (norm.u != a->value.u) return fail(ctx, u, "constant not normalised to its dtype");
+    if (norm.u != a->value.u || (frit_dtype_is_complex(dt) && memcmp(&norm.c.im, &a->value.c.im, sizeof(double)) != 0))
+      return fail(ctx, u, "constant not normalised to its dtype");
     return FRIT_OK;
   }
   case FRIT_OP_VECTORIZE:

@@ -223,6 +223,7 @@ static bool const_sources(const frit_uop *u) {
 }
 
 static iv analyse_const_value(frit_dtype dt, frit_scalar v) {
+  if (frit_dtype_is_complex(dt)) return IV_NONE;
   if (frit_dtype_is_float(dt)) {
     if (!isfinite(v.f)) return IV_NONE;
     double lo = floor(v.f), hi = ceil(v.f);
