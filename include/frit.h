@@ -177,6 +177,9 @@ frit_uop *frit_const(frit_ctx *ctx, frit_dtype dt, frit_scalar v);   /* v alread
 /* ALU op with the dtype inferred: comparisons give bool (with lanes), WHERE takes its
  * branches' dtype, the rest their operands' dtype. Operands must agree in dtype. */
 frit_uop *frit_alu(frit_ctx *ctx, frit_op op, frit_uop *const *src, int nsrc);
+/* The result dtype of an ALU op on operands of `operand` (for WHERE: the branches'): bool for
+ * comparisons, the parts' float for REAL/IMAG, the complex of the parts for COMPLEX. */
+frit_dtype frit_alu_result_dtype(frit_op op, frit_dtype operand);
 frit_uop *frit_unary(frit_ctx *ctx, frit_op op, frit_uop *a);
 frit_uop *frit_binary(frit_ctx *ctx, frit_op op, frit_uop *a, frit_uop *b);
 frit_uop *frit_ternary(frit_ctx *ctx, frit_op op, frit_uop *a, frit_uop *b, frit_uop *c);

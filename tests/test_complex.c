@@ -86,6 +86,12 @@ static void test_scalar_ops(void) {
     if (!cnear(z, want[i].re, want[i].im, 2e-6)) fprintf(stderr, "  c64 %s\n", frit_op_name(want[i].op));
     CHECK(cnear(z, want[i].re, want[i].im, 2e-6));
   }
+  /* parts, conjugate and the constructor */
+  CHECK(frit_eval_alu(FRIT_OP_REAL, FRIT_C128, s).f == ar);
+  CHECK(frit_eval_alu(FRIT_OP_IMAG, FRIT_C128, s).f == ai);
+  CHECK(cnear(frit_eval_alu(FRIT_OP_CONJ, FRIT_C64, s), ar, -ai, 0));
+  frit_scalar parts[2] = {{.f = 3.5}, {.f = -0.25}};
+  CHECK(cnear(frit_eval_alu(FRIT_OP_COMPLEX, FRIT_F32, parts), 3.5, -0.25, 0));
   /* pow through exp(b log a) */
   double lr = log(m), pr = exp(br * lr - bi * th), pa = bi * lr + br * th;
   CHECK(cnear(frit_eval_alu(FRIT_OP_POW, FRIT_C128, s), pr * cos(pa), pr * sin(pa), 1e-13));
@@ -133,6 +139,15 @@ static void test_nodes(void) {
     CHECK(u == NULL);
     CHECK(strstr(frit_error(ctx), "c64") != NULL);
   }
+  /* part ops change the dtype: c64 <-> f32 */
+  frit_uop *re = frit_unary(ctx, FRIT_OP_REAL, a), *im = frit_unary(ctx, FRIT_OP_IMAG, a);
+  CHECK(re && frit_uop_dtype(re) == FRIT_F32 && im && frit_uop_dtype(im) == FRIT_F32);
+  frit_uop *back = re && im ? frit_binary(ctx, FRIT_OP_COMPLEX, im, re) : NULL;
+  CHECK(back && frit_uop_dtype(back) == FRIT_C64);
+  frit_uop *sw = back ? frit_simplify(ctx, back) : NULL; /* folds to 2 + 1i */
+  CHECK(sw && frit_uop_op(sw) == FRIT_OP_CONST && frit_uop_arg(sw)->value.c.re == 2 && frit_uop_arg(sw)->value.c.im == 1);
+  CHECK(frit_unary(ctx, FRIT_OP_REAL, frit_const_float(ctx, FRIT_F32, 1)) == NULL);
+  CHECK(frit_binary(ctx, FRIT_OP_COMPLEX, frit_const_int(ctx, FRIT_I32, 1), frit_const_int(ctx, FRIT_I32, 1)) == NULL);
   frit_arg none = {0};
   CHECK(frit_uop_new(ctx, FRIT_OP_BITCAST, FRIT_F64, &a, 1, &none) == NULL);
   /* textual IR keeps both parts exactly */

@@ -121,6 +121,27 @@ static void test_elementwise(frit_scalar_kind k) {
     free(run_both(what, ast, 3, (frit_dtype[]){out, k, k}, in, tol));
     free(in[0]);
   }
+  /* parts: out = complex(imag(a) + real(b), real(conj(a)) * imag(conj(b))) */
+  {
+    frit_uop *r = frit_range(ctx, ci(N), 0, FRIT_AXIS_GLOBAL);
+    frit_uop *a = load(idx(global(1, k), r)), *b = load(idx(global(2, k), r));
+    frit_uop *ca = frit_unary(ctx, FRIT_OP_CONJ, a), *cb = frit_unary(ctx, FRIT_OP_CONJ, b);
+    frit_uop *x = frit_binary(ctx, FRIT_OP_ADD, frit_unary(ctx, FRIT_OP_IMAG, a), frit_unary(ctx, FRIT_OP_REAL, b));
+    frit_uop *y = frit_binary(ctx, FRIT_OP_MUL, frit_unary(ctx, FRIT_OP_REAL, ca), frit_unary(ctx, FRIT_OP_IMAG, cb));
+    in[0] = calloc(N, esz(k));
+    char *o = run_both("parts", sink1(end1(store(idx(global(0, k), r), frit_binary(ctx, FRIT_OP_COMPLEX, x, y)), r)), 3,
+                       (frit_dtype[]){k, k, k}, in, 0);
+    int bad = 0;
+    for (int i = 0; o && i < N; i++) {
+      frit_scalar p = frit_scalar_normalize(input(i, 1), k), q = frit_scalar_normalize(input(i, 2), k);
+      frit_scalar z = frit_scalar_load(o + i * esz(k), k);
+      double wx = p.c.im + q.c.re, wy = p.c.re * -q.c.im;
+      if (k == FRIT_C64) wx = (float)wx, wy = (float)wy;
+      bad += z.c.re != wx || z.c.im != wy;
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(o), free(in[0]);
+  }
   /* a*b + c against the textbook formula */
   frit_uop *r = frit_range(ctx, ci(N), 0, FRIT_AXIS_GLOBAL);
   frit_uop *v = frit_binary(ctx, FRIT_OP_ADD,

@@ -216,8 +216,10 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   case FRIT_OP_MOD: rnd_open(o, k); cg_printf(o, "fmod%s(%s, %s))", S, a[0], a[1]); return true;
   case FRIT_OP_POW: rnd_open(o, k); cg_printf(o, "pow%s(%s, %s))", S, a[0], a[1]); return true;
   case FRIT_OP_ATAN2: rnd_open(o, k); cg_printf(o, "atan2%s(%s, %s))", S, a[0], a[1]); return true;
+  case FRIT_OP_COMPLEX: cg_printf(o, "%s(%s, %s)", k == FRIT_F64 ? "CMPLX" : "CMPLXF", a[0], a[1]); return true;
   /* -ffp-contract=off keeps the product and the sum two roundings */
   case FRIT_OP_MULACC: rnd_open(o, k); cg_printf(o, "%s * %s + %s)", a[0], a[1], a[2]); return true;
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ:
   case FRIT_OP_NOT: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
@@ -246,6 +248,9 @@ static bool render_complex(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kin
   switch (op) {
   case FRIT_OP_NEG: cg_printf(o, "(-%s)", a[0]); return true;
   case FRIT_OP_ABS: cg_printf(o, "((%s)cabs%s(%s))", T, S, a[0]); return true;
+  case FRIT_OP_REAL: cg_printf(o, "creal%s(%s)", S, a[0]); return true;
+  case FRIT_OP_IMAG: cg_printf(o, "cimag%s(%s)", S, a[0]); return true;
+  case FRIT_OP_CONJ: cg_printf(o, "conj%s(%s)", S, a[0]); return true;
   case FRIT_OP_RSQRT: cg_printf(o, "((%s)1 / csqrt%s(%s))", T, S, a[0]); return true;
   case FRIT_OP_RECIP: cg_printf(o, "((%s)1 / %s)", T, a[0]); return true;
   case FRIT_OP_EXP2: cg_printf(o, "cexp%s(%s * (%s)0.693147180559945309417232121458176568)", S, a[0], R); return true;
@@ -270,7 +275,7 @@ static bool render_complex(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kin
   case FRIT_OP_TANH: fn = "ctanh"; break;
   case FRIT_OP_NOT: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
   case FRIT_OP_RINT: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN:
-  case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
+  case FRIT_OP_ATAN2: case FRIT_OP_COMPLEX: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
@@ -303,7 +308,7 @@ static bool render_bool(frit_ctx *ctx, cg_str *o, frit_op op, const char *const 
   case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2:
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
-  case FRIT_OP_POW: case FRIT_OP_ATAN2:
+  case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
@@ -352,7 +357,7 @@ static bool render_int(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k,
   case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2:
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
-  case FRIT_OP_POW: case FRIT_OP_ATAN2:
+  case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:

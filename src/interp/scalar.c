@@ -313,7 +313,8 @@ void frit_scalar_store(void *p, frit_scalar_kind k, frit_scalar v) {
   case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL:              \
   case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL:                \
   case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:        \
-  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_
+  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:                           \
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX
 
 /* The float arithmetic of one precision T with libm suffix S (empty: double, f: float).
  * Comparisons, bitwise ops and WHERE are handled by the caller. */
@@ -494,6 +495,11 @@ static frit_scalar eval_int(frit_op op, frit_scalar_kind k, const frit_scalar *s
 frit_scalar frit_eval_alu(frit_op op, frit_dtype dt, const frit_scalar *src) {
   frit_scalar_kind k = frit_dtype_kind(dt);
   if (op == FRIT_OP_WHERE) return src[0].u ? src[1] : src[2];
+  if (op == FRIT_OP_COMPLEX) { /* the operands are the parts, already of the part's dtype */
+    frit_scalar r;
+    r.c.re = src[0].f, r.c.im = src[1].f;
+    return r;
+  }
   if (kind_is_complex(k)) return frit_eval_complex(op, k, src);
   if (kind_is_float(k)) return eval_float(op, k, src);
   return eval_int(op, k, src);

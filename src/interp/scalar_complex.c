@@ -51,7 +51,8 @@
     case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER:        \
     case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG:         \
     case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC:         \
-    case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:                                           \
+    case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_: case FRIT_OP_REAL: case FRIT_OP_IMAG:     \
+    case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:                                                \
       break;                                                                                \
     }                                                                                       \
     frit_assert_fail("complex op not handled", __FILE__, __LINE__);                         \
@@ -63,6 +64,14 @@ DEFINE_COMPLEX_OPS(c64_op, float _Complex, float, f)
 frit_scalar frit_eval_complex(frit_op op, frit_scalar_kind k, const frit_scalar *src) {
   FRIT_ASSERT(k == FRIT_C64 || k == FRIT_C128);
   frit_scalar r;
+  if (op == FRIT_OP_REAL || op == FRIT_OP_IMAG) { /* a real result */
+    r.f = op == FRIT_OP_REAL ? src[0].c.re : src[0].c.im;
+    return r;
+  }
+  if (op == FRIT_OP_CONJ) {
+    r.c.re = src[0].c.re, r.c.im = -src[0].c.im;
+    return r;
+  }
   if (op == FRIT_OP_CMPEQ || op == FRIT_OP_CMPNE) {
     bool eq = src[0].c.re == src[1].c.re && src[0].c.im == src[1].c.im;
     r.i = op == FRIT_OP_CMPEQ ? eq : !eq;

@@ -270,8 +270,9 @@ static bool complex_ok(frit_op op) {
   case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN:
   case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ADD: case FRIT_OP_SUB:
   case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_MULACC: case FRIT_OP_CMPEQ:
-  case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
+  case FRIT_OP_CMPNE: case FRIT_OP_WHERE: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ:
     return true;
+  case FRIT_OP_COMPLEX:
   case FRIT_OP_NOT: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
   case FRIT_OP_RINT: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN:
   case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL:
@@ -301,8 +302,10 @@ static int alu_accepts(frit_op op) {
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN:
   case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:
   case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
-  case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2:
+  case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_COMPLEX:
     return ACCEPT_FLOAT_ONLY;
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ:
+    return 0; /* complex only: complex_ok */
   case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ:
   case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
     return ACCEPT_NUM | ACCEPT_BOOL;
@@ -359,7 +362,9 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
         return frit_set_error(ctx, FRIT_ERR_INVALID, "op WHERE: condition must be bool (lanes 1 or %d), got %s",
                               frit_dtype_lanes(operand), dtname(c, b0));
     }
-    frit_dtype want = (flags & FRIT_F_COMPARE) ? frit_dtype_vec(FRIT_BOOL, frit_dtype_lanes(operand)) : operand;
+    if (op == FRIT_OP_COMPLEX && frit_dtype_kind(operand) != FRIT_F32 && frit_dtype_kind(operand) != FRIT_F64)
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "op COMPLEX: parts must be f32 or f64, got %s", dtname(operand, b0));
+    frit_dtype want = frit_alu_result_dtype(op, operand);
     if (dt != want)
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: result dtype %s, expected %s for operands %s", name,
                             dtname(dt, b0), dtname(want, b1), dtname(operand, b2));
@@ -422,6 +427,8 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op LOOP: %d sources do not match i0 = %lld carries (5 + 3k)",
                             nsrc, (long long)arg->i0);
     return FRIT_OK;
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
+    return FRIT_OK; /* ALU: handled above */
   case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS:
     if (!frit_dtype_is_ptr(src[0]->dtype))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: source 0 must be a pointer, got %s", name,
@@ -558,6 +565,17 @@ frit_uop *frit_const_float(frit_ctx *ctx, frit_dtype dt, double v) {
   return frit_const(ctx, dt, frit_eval_cast(s, FRIT_F64, frit_dtype_scalar(dt)));
 }
 
+frit_dtype frit_alu_result_dtype(frit_op op, frit_dtype operand) {
+  int lanes = frit_dtype_lanes(operand);
+  if (frit_op_flags(op) & FRIT_F_COMPARE) return frit_dtype_vec(FRIT_BOOL, lanes);
+  if (op == FRIT_OP_REAL || op == FRIT_OP_IMAG) return frit_dtype_real_part(operand);
+  if (op == FRIT_OP_COMPLEX) {
+    frit_dtype c = frit_dtype_kind(operand) == FRIT_F32 ? FRIT_C64 : FRIT_C128;
+    return lanes > 1 ? frit_dtype_vec(c, lanes) : c;
+  }
+  return operand;
+}
+
 frit_uop *frit_alu(frit_ctx *ctx, frit_op op, frit_uop *const *src, int nsrc) {
   if ((unsigned)op >= FRIT_OP_COUNT_ || !(op_info[op].flags & FRIT_F_ALU)) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: not an ALU op", frit_op_name(op));
@@ -571,9 +589,7 @@ frit_uop *frit_alu(frit_ctx *ctx, frit_op op, frit_uop *const *src, int nsrc) {
   for (int i = 0; i < nsrc; i++)
     if (!src[i]) return frit_uop_new(ctx, op, FRIT_VOID, src, nsrc, NULL); /* reports the NULL */
   frit_dtype operand = src[op == FRIT_OP_WHERE ? 1 : 0]->dtype;
-  frit_dtype dt = (op_info[op].flags & FRIT_F_COMPARE) && !frit_dtype_is_ptr(operand)
-                      ? frit_dtype_vec(FRIT_BOOL, frit_dtype_lanes(operand))
-                      : operand;
+  frit_dtype dt = frit_dtype_is_ptr(operand) ? operand : frit_alu_result_dtype(op, operand);
   return frit_uop_new(ctx, op, dt, src, nsrc, NULL);
 }
 
