@@ -349,6 +349,15 @@ frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_ten
 frit_tensor *frit_where(frit_ctx *ctx, frit_tensor *cond, frit_tensor *a, frit_tensor *b);
 frit_tensor *frit_clip(frit_ctx *ctx, frit_tensor *x, frit_tensor *lo, frit_tensor *hi); /* lo/hi may be NULL */
 frit_tensor *frit_astype(frit_ctx *ctx, frit_tensor *x, frit_dtype dt);
+/* Complex parts, as numpy: real/imag give the parts' float dtype (real input: x, zeros), conj,
+ * angle = atan2(imag, real), and complex(re, im) = re + im*1j (c64 for parts of <= 32-bit
+ * floats, else c128). Complex tensors otherwise take the ufuncs numpy has complex loops for
+ * (others fail naming the op), sum/prod/mean, matmul, where, astype and every movement op. */
+frit_tensor *frit_real(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_imag(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_conj(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_angle(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_complex_t(frit_ctx *ctx, frit_tensor *re, frit_tensor *im);
 /* numpy's result_type of two array dtypes. */
 frit_dtype frit_promote(frit_dtype a, frit_dtype b);
 
