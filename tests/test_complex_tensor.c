@@ -169,11 +169,47 @@ static void test_values(int interpret) {
   frit_ctx_free(ctx);
 }
 
+/* A matmul large enough for the panel packing and register tiling of src/tensor/linalg.c and
+ * src/codegen/opt_tile.c (sizes not multiples of the panel), against a plain loop. */
+static void test_big_matmul(void) {
+  enum { BM = 132, BK = 80, BN = 224 }; /* packed: N a multiple of 32, M*N*K >= 2^21 */
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *a = frit_input(ctx, "x", FRIT_C64, 2, D(BM, BK)), *b = frit_input(ctx, "y", FRIT_C64, 2, D(BK, BN));
+  frit_tensor *mm = frit_matmul(ctx, a, b);
+  float *x = malloc(sizeof(float) * 2 * BM * BK), *y = malloc(sizeof(float) * 2 * BK * BN);
+  float *o = malloc(sizeof(float) * 2 * BM * BN);
+  for (int i = 0; i < 2 * BM * BK; i++) x[i] = (float)((i * 7) % 13 - 6) / 8;
+  for (int i = 0; i < 2 * BK * BN; i++) y[i] = (float)((i * 5) % 11 - 5) / 4;
+  frit_program *p = mm ? frit_compile(ctx, &mm, 1, NULL) : NULL;
+  if (!p) fprintf(stderr, "big matmul: %s\n", frit_error(ctx));
+  CHECK(p != NULL);
+  if (p) {
+    bool x_first = strcmp(frit_program_input_name(p, 0), "x") == 0;
+    void *ins[2] = {x_first ? (void *)x : (void *)y, x_first ? (void *)y : (void *)x};
+    CHECK_EQ_INT(frit_program_run(p, ins, (void *[]){o}, NULL, 0), FRIT_OK);
+    int bad = 0;
+    for (int i = 0; i < BM; i++)
+      for (int j = 0; j < BN; j++) {
+        double wr = 0, wi = 0;
+        for (int k = 0; k < BK; k++) {
+          double ar = x[2 * (i * BK + k)], ai = x[2 * (i * BK + k) + 1], br = y[2 * (k * BN + j)], bi = y[2 * (k * BN + j) + 1];
+          wr += ar * br - ai * bi, wi += ar * bi + ai * br;
+        }
+        bad += !close_c(o[2 * (i * BN + j)], o[2 * (i * BN + j) + 1], wr, wi, 1e-5);
+        if (bad > 3) break;
+      }
+    CHECK_EQ_INT(bad, 0);
+  }
+  free(x), free(y), free(o);
+  frit_ctx_free(ctx);
+}
+
 int main(void) {
   for (int i = 0; i < 2 * M * K; i++) xa[i] = ((i * 7) % 11 - 5) / 4.0;
   for (int i = 0; i < 2 * K * N; i++) xb[i] = (i % 3 == 1 && i % 2) ? 0.0 : ((i * 5) % 13 - 6) / 3.0;
   test_promotion();
   test_values(0);
   test_values(1);
+  test_big_matmul();
   CHECK_DONE();
 }
