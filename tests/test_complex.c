@@ -148,6 +148,11 @@ static void test_nodes(void) {
   CHECK(sw && frit_uop_op(sw) == FRIT_OP_CONST && frit_uop_arg(sw)->value.c.re == 2 && frit_uop_arg(sw)->value.c.im == 1);
   CHECK(frit_unary(ctx, FRIT_OP_REAL, frit_const_float(ctx, FRIT_F32, 1)) == NULL);
   CHECK(frit_binary(ctx, FRIT_OP_COMPLEX, frit_const_int(ctx, FRIT_I32, 1), frit_const_int(ctx, FRIT_I32, 1)) == NULL);
+  /* complex reductions: sums and products only */
+  frit_uop *rr = frit_range(ctx, frit_const_int(ctx, FRIT_I64, 4), 0, FRIT_AXIS_REDUCE);
+  frit_arg mx = {.i0 = FRIT_OP_MAX};
+  CHECK(frit_uop_new(ctx, FRIT_OP_REDUCE, FRIT_C64, (frit_uop *[]){a, rr}, 2, &mx) == NULL);
+  CHECK(strstr(frit_error(ctx), "ADD or MUL") != NULL);
   frit_arg none = {0};
   CHECK(frit_uop_new(ctx, FRIT_OP_BITCAST, FRIT_F64, &a, 1, &none) == NULL);
   /* textual IR keeps both parts exactly */

@@ -370,6 +370,12 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
                             dtname(dt, b0), dtname(want, b1), dtname(operand, b2));
     return FRIT_OK;
   }
+  if (frit_dtype_is_complex(dt) && (op == FRIT_OP_REDUCE || op == FRIT_OP_REDUCE_AXIS || op == FRIT_OP_SCAN) &&
+      arg->i0 != FRIT_OP_ADD && arg->i0 != FRIT_OP_MUL)
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: complex %s reduces by ADD or MUL only, got op %lld", name,
+                          dtname(dt, b0), (long long)arg->i0);
+  if ((op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS) && frit_dtype_is_complex(dt))
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: no atomics on complex %s", name, dtname(dt, b0));
   switch (op) {
   case FRIT_OP_CAST: case FRIT_OP_BITCAST:
     if (frit_dtype_lanes(dt) != frit_dtype_lanes(src[0]->dtype) && op == FRIT_OP_CAST)
