@@ -96,6 +96,8 @@ typedef enum frit_scalar_kind {
   FRIT_I8, FRIT_I16, FRIT_I32, FRIT_I64,
   FRIT_U8, FRIT_U16, FRIT_U32, FRIT_U64,
   FRIT_F16, FRIT_BF16, FRIT_F32, FRIT_F64,
+  /* after the real floats, so that F16..F64 stays the range of real floats */
+  FRIT_C64, FRIT_C128, /* complex: interleaved (re, im) of f32 / f64, as C's float/double _Complex */
   FRIT_SCALAR_KIND_COUNT_
 } frit_scalar_kind;
 
@@ -114,7 +116,10 @@ int frit_dtype_is_ptr(frit_dtype dt);
 frit_addrspace frit_dtype_addrspace(frit_dtype dt);
 int frit_dtype_is_int(frit_dtype dt);      /* signed or unsigned integer (not bool) */
 int frit_dtype_is_unsigned(frit_dtype dt);
-int frit_dtype_is_float(frit_dtype dt);
+int frit_dtype_is_float(frit_dtype dt);   /* real floats only */
+int frit_dtype_is_complex(frit_dtype dt);
+/* The real float kind of a complex dtype's parts (c64 -> f32, c128 -> f64); other dtypes: itself. */
+frit_dtype frit_dtype_real_part(frit_dtype dt);
 int frit_dtype_is_bool(frit_dtype dt);
 int frit_dtype_bits(frit_dtype dt);        /* bits of the element scalar */
 /* Name such as "f32", "i64x4", "f32*", "f32x4*local"; written into buf (>= 32 bytes). */
@@ -124,12 +129,16 @@ frit_status frit_dtype_parse(const char *s, size_t len, frit_dtype *out);
 
 /* ---------- nodes ---------- */
 
-/* A scalar constant: signed integers and bool in i, unsigned in u, floats in f.
- * Values are always normalised to their dtype (wrapped, rounded to f16/bf16/f32). */
+/* A scalar constant: signed integers and bool in i, unsigned in u, floats in f, complex in c
+ * (c.re shares its storage with f). Values are always normalised to their dtype (wrapped,
+ * rounded to f16/bf16/f32; both parts of c64 rounded to f32). Only complex dtypes read c.im:
+ * nodes of other dtypes hash and compare the first 8 bytes alone, so a constructor need not
+ * clear c.im. */
 typedef union frit_scalar {
   int64_t i;
   uint64_t u;
   double f;
+  struct { double re, im; } c;
 } frit_scalar;
 
 /* The small argument of a node. Fields not used by an op are zero. blob points to n int64
@@ -168,6 +177,9 @@ frit_uop *frit_const(frit_ctx *ctx, frit_dtype dt, frit_scalar v);   /* v alread
 /* ALU op with the dtype inferred: comparisons give bool (with lanes), WHERE takes its
  * branches' dtype, the rest their operands' dtype. Operands must agree in dtype. */
 frit_uop *frit_alu(frit_ctx *ctx, frit_op op, frit_uop *const *src, int nsrc);
+/* The result dtype of an ALU op on operands of `operand` (for WHERE: the branches'): bool for
+ * comparisons, the parts' float for REAL/IMAG, the complex of the parts for COMPLEX. */
+frit_dtype frit_alu_result_dtype(frit_op op, frit_dtype operand);
 frit_uop *frit_unary(frit_ctx *ctx, frit_op op, frit_uop *a);
 frit_uop *frit_binary(frit_ctx *ctx, frit_op op, frit_uop *a, frit_uop *b);
 frit_uop *frit_ternary(frit_ctx *ctx, frit_op op, frit_uop *a, frit_uop *b, frit_uop *c);
@@ -337,6 +349,15 @@ frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_ten
 frit_tensor *frit_where(frit_ctx *ctx, frit_tensor *cond, frit_tensor *a, frit_tensor *b);
 frit_tensor *frit_clip(frit_ctx *ctx, frit_tensor *x, frit_tensor *lo, frit_tensor *hi); /* lo/hi may be NULL */
 frit_tensor *frit_astype(frit_ctx *ctx, frit_tensor *x, frit_dtype dt);
+/* Complex parts, as numpy: real/imag give the parts' float dtype (real input: x, zeros), conj,
+ * angle = atan2(imag, real), and complex(re, im) = re + im*1j (c64 for parts of <= 32-bit
+ * floats, else c128). Complex tensors otherwise take the ufuncs numpy has complex loops for
+ * (others fail naming the op), sum/prod/mean, matmul, where, astype and every movement op. */
+frit_tensor *frit_real(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_imag(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_conj(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_angle(frit_ctx *ctx, frit_tensor *x);
+frit_tensor *frit_complex_t(frit_ctx *ctx, frit_tensor *re, frit_tensor *im);
 /* numpy's result_type of two array dtypes. */
 frit_dtype frit_promote(frit_dtype a, frit_dtype b);
 

@@ -99,3 +99,8 @@ X(BREAK,        1, 1,  FRIT_F_CONTROL | FRIT_F_EFFECT) /* leaves the loop of RAN
 X(CONTINUE,     1, 1,  FRIT_F_CONTROL | FRIT_F_EFFECT) /* next iteration of the loop of RANGE src0 */
 X(LOOP,         5, -1, FRIT_F_CONTROL)         /* tensor level host loop: start, end, step, index var, k carries, k inits, k nexts, stop; arg.i0 k, arg.i1 loop id */
 X(CARRY,        0, -1, FRIT_F_MEMORY)          /* tensor level loop-carried placeholder: dims as sources; arg.i0 loop id, arg.i1 slot */
+/* Complex parts (appended for the same reason); docs/complex.md */
+X(REAL,         1, 1,  FRIT_F_UNARY)           /* complex -> the real part, in the parts' float dtype */
+X(IMAG,         1, 1,  FRIT_F_UNARY)           /* complex -> the imaginary part */
+X(CONJ,         1, 1,  FRIT_F_UNARY)           /* complex conjugate */
+X(COMPLEX,      2, 2,  FRIT_F_BINARY)          /* f32/f64 re, im -> c64/c128 */

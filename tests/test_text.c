@@ -122,6 +122,8 @@ static frit_uop *build_all_ops(frit_ctx *ctx) {
     else if (op == FRIT_OP_AND || op == FRIT_OP_OR || op == FRIT_OP_XOR) r = frit_binary(ctx, (frit_op)op, ia, ib);
     else if (op == FRIT_OP_WHERE) r = frit_ternary(ctx, (frit_op)op, t, fa, fb);
     else if (op == FRIT_OP_MULACC) r = frit_ternary(ctx, (frit_op)op, fa, fb, fa);
+    else if (op == FRIT_OP_REAL || op == FRIT_OP_IMAG || op == FRIT_OP_CONJ)
+      r = frit_unary(ctx, (frit_op)op, frit_const(ctx, FRIT_C64, (frit_scalar){.c = {1.5, -0.25}}));
     else if (fl & FRIT_F_UNARY) r = frit_unary(ctx, (frit_op)op, fa);
     else r = frit_binary(ctx, (frit_op)op, fa, fb);
     if (!r) fprintf(stderr, "ALU %s: %s\n", frit_op_name((frit_op)op), frit_error(ctx));

@@ -9,6 +9,7 @@
  * OpenMP clause gives frit's semantics (float max/min propagate NaN; f16 rounds each step). */
 static const char *omp_red(frit_op op, frit_scalar_kind k) {
   if (k == FRIT_F16 || k == FRIT_BF16) return NULL;
+  if (k == FRIT_C64 || k == FRIT_C128) return op == FRIT_OP_ADD ? "+" : NULL;
   if (cg_kind_float(k)) return op == FRIT_OP_ADD ? "+" : op == FRIT_OP_MUL ? "*" : NULL;
   if (k == FRIT_BOOL) {
     if (op == FRIT_OP_ADD || op == FRIT_OP_MAX || op == FRIT_OP_OR) return "|";
@@ -134,9 +135,13 @@ static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
   return 0;
 }
 
+static const char *pw_name(frit_scalar_kind k) {
+  return k == FRIT_F64 ? "f64" : k == FRIT_C64 ? "c64" : k == FRIT_C128 ? "c128" : "f32";
+}
+
 static bool pairwise_member(const frit_uop *x) {
   frit_scalar_kind k = frit_dtype_kind(x->dtype);
-  return x->arg.i0 == FRIT_OP_ADD && (k == FRIT_F32 || k == FRIT_F64);
+  return x->arg.i0 == FRIT_OP_ADD && (k == FRIT_F32 || k == FRIT_F64 || k == FRIT_C64 || k == FRIT_C128);
 }
 
 int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer) {
@@ -199,7 +204,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     pw[m] = pr && pairwise_member(grp[m]);
     snprintf(accb[m], sizeof accb[m], "%s%s", acc[m], pw[m] ? "_b" : "");
     if (pw[m])
-      cgl_line(g, b, "frit_pw_%s %s_pw = {{0}, 0};", frit_dtype_kind(grp[m]->dtype) == FRIT_F64 ? "f64" : "f32", acc[m]);
+      cgl_line(g, b, "frit_pw_%s %s_pw = {{0}, 0};", pw_name(frit_dtype_kind(grp[m]->dtype)), acc[m]);
   }
   int inner = b, outer = -1;
   for (uint32_t i = 1; i < u->nsrc; i++) {
@@ -266,14 +271,14 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     cgl_close_block(g, x);
     for (int m = 0; m < ng && p == outer; m++)
       if (pw[m])
-        cgl_line(g, outer, "frit_pw_add_%s(&%s_pw, %s);", frit_dtype_kind(grp[m]->dtype) == FRIT_F64 ? "f64" : "f32",
+        cgl_line(g, outer, "frit_pw_add_%s(&%s_pw, %s);", pw_name(frit_dtype_kind(grp[m]->dtype)),
                  acc[m], accb[m]);
     x = p;
   }
   if (g->failed) return NULL;
   for (int m = 0; m < ng; m++)
     if (pw[m])
-      cgl_line(g, b, "%s = frit_pw_sum_%s(&%s_pw);", acc[m], frit_dtype_kind(grp[m]->dtype) == FRIT_F64 ? "f64" : "f32",
+      cgl_line(g, b, "%s = frit_pw_sum_%s(&%s_pw);", acc[m], pw_name(frit_dtype_kind(grp[m]->dtype)),
                acc[m]);
   if (!red) {
     g->st[L(g, u)].done = true;

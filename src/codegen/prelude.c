@@ -8,6 +8,9 @@ const char frit_codegen_prelude[] =
 "#include <stdint.h>\n"
 "#include <string.h>\n"
 "#include <math.h>\n"
+"#include <complex.h>\n"
+"#undef I\n"       /* complex.h's short names would clash with generated identifiers */
+"#undef complex\n"
 "/* gcc: float ops may not trap (no trap is ever enabled and frit never reads the exception\n"
 "   flags, so results are unchanged); under the default -ftrapping-math gcc will not\n"
 "   if-convert a branch holding a conversion or division, which keeps such loops scalar */\n"
@@ -220,6 +223,8 @@ const char frit_codegen_prelude[] =
 "    return r; }\n"
 "FRIT_PAIRWISE(f32, float)\n"
 "FRIT_PAIRWISE(f64, double)\n"
+"FRIT_PAIRWISE(c64, float _Complex)\n"
+"FRIT_PAIRWISE(c128, double _Complex)\n"
 "/* integer division: x/0 == 0, x%0 == x, INT_MIN/-1 == INT_MIN, INT_MIN%-1 == 0 */\n"
 "#define FRIT_SDIV(N, T) \\\n"
 "  FRIT_INL T frit_idiv_##N(T a, T b) { return b == 0 ? (T)0 : b == -1 ? (T)(0ull - (uint64_t)a) : (T)(a / b); } \\\n"

@@ -74,7 +74,8 @@ int cg_kind_bits(frit_scalar_kind k) {
   case FRIT_BOOL: case FRIT_I8: case FRIT_U8: return 8;
   case FRIT_I16: case FRIT_U16: case FRIT_F16: case FRIT_BF16: return 16;
   case FRIT_I32: case FRIT_U32: case FRIT_F32: return 32;
-  case FRIT_I64: case FRIT_U64: case FRIT_F64: return 64;
+  case FRIT_I64: case FRIT_U64: case FRIT_F64: case FRIT_C64: return 64;
+  case FRIT_C128: return 128;
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   return 0;
@@ -84,7 +85,8 @@ static const char *const ctypes[FRIT_SCALAR_KIND_COUNT_] = {
     [FRIT_VOID] = "void",     [FRIT_BOOL] = "uint8_t",  [FRIT_I8] = "int8_t",    [FRIT_I16] = "int16_t",
     [FRIT_I32] = "int32_t",   [FRIT_I64] = "int64_t",   [FRIT_U8] = "uint8_t",   [FRIT_U16] = "uint16_t",
     [FRIT_U32] = "uint32_t",  [FRIT_U64] = "uint64_t",  [FRIT_F16] = "float",    [FRIT_BF16] = "float",
-    [FRIT_F32] = "float",     [FRIT_F64] = "double"};
+    [FRIT_F32] = "float",     [FRIT_F64] = "double",    [FRIT_C64] = "float _Complex",
+    [FRIT_C128] = "double _Complex"};
 
 const char *cg_ctype(frit_scalar_kind k) { return (unsigned)k < FRIT_SCALAR_KIND_COUNT_ ? ctypes[k] : "void"; }
 const char *cg_mtype(frit_scalar_kind k) { return k == FRIT_F16 || k == FRIT_BF16 ? "uint16_t" : cg_ctype(k); }
@@ -94,7 +96,8 @@ static const char *kname(frit_scalar_kind k) {
   static const char *const n[FRIT_SCALAR_KIND_COUNT_] = {
       [FRIT_VOID] = "void", [FRIT_BOOL] = "bool", [FRIT_I8] = "i8",   [FRIT_I16] = "i16", [FRIT_I32] = "i32",
       [FRIT_I64] = "i64",   [FRIT_U8] = "u8",     [FRIT_U16] = "u16", [FRIT_U32] = "u32", [FRIT_U64] = "u64",
-      [FRIT_F16] = "f16",   [FRIT_BF16] = "bf16", [FRIT_F32] = "f32", [FRIT_F64] = "f64"};
+      [FRIT_F16] = "f16",   [FRIT_BF16] = "bf16", [FRIT_F32] = "f32", [FRIT_F64] = "f64",
+      [FRIT_C64] = "c64",   [FRIT_C128] = "c128"};
   return (unsigned)k < FRIT_SCALAR_KIND_COUNT_ ? n[k] : "?";
 }
 
@@ -117,6 +120,12 @@ bool cg_render_const(frit_ctx *ctx, cg_str *o, frit_scalar_kind k, frit_scalar v
     cg_printf(o, "((%s)%" PRIu64 "ULL)", cg_ctype(k), v.u);
   } else if (cg_kind_float(k)) {
     render_float_lit(o, v.f, k == FRIT_F64);
+  } else if (k == FRIT_C64 || k == FRIT_C128) {
+    cg_puts(o, k == FRIT_C64 ? "CMPLXF(" : "CMPLX(");
+    render_float_lit(o, v.c.re, k == FRIT_C128);
+    cg_puts(o, ", ");
+    render_float_lit(o, v.c.im, k == FRIT_C128);
+    cg_puts(o, ")");
   } else {
     frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: CONST of dtype %s", kname(k));
     return false;
@@ -130,6 +139,10 @@ frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k) {
   bool fl = cg_kind_float(k);
   int bits = cg_kind_bits(k);
   uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+  if (k == FRIT_C64 || k == FRIT_C128) { /* only sums and products reduce complex */
+    z.c.re = op == FRIT_OP_MUL ? 1.0 : 0.0, z.c.im = 0;
+    return z;
+  }
   if (op == FRIT_OP_MUL) {
     if (fl) z.f = 1.0;
     else z.u = 1;
@@ -203,8 +216,10 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   case FRIT_OP_MOD: rnd_open(o, k); cg_printf(o, "fmod%s(%s, %s))", S, a[0], a[1]); return true;
   case FRIT_OP_POW: rnd_open(o, k); cg_printf(o, "pow%s(%s, %s))", S, a[0], a[1]); return true;
   case FRIT_OP_ATAN2: rnd_open(o, k); cg_printf(o, "atan2%s(%s, %s))", S, a[0], a[1]); return true;
+  case FRIT_OP_COMPLEX: cg_printf(o, "%s(%s, %s)", k == FRIT_F64 ? "CMPLX" : "CMPLXF", a[0], a[1]); return true;
   /* -ffp-contract=off keeps the product and the sum two roundings */
   case FRIT_OP_MULACC: rnd_open(o, k); cg_printf(o, "%s * %s + %s)", a[0], a[1], a[2]); return true;
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ:
   case FRIT_OP_NOT: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
@@ -225,6 +240,57 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   return true;
 }
 
+/* complex64/complex128: C's _Complex arithmetic and <complex.h>, as the interpreter
+ * (src/interp/scalar_complex.c) computes them */
+static bool render_complex(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, const char *const *a) {
+  const char *S = k == FRIT_C128 ? "" : "f", *T = cg_ctype(k), *R = k == FRIT_C128 ? "double" : "float";
+  const char *fn = NULL;
+  switch (op) {
+  case FRIT_OP_NEG: cg_printf(o, "(-%s)", a[0]); return true;
+  case FRIT_OP_ABS: cg_printf(o, "((%s)cabs%s(%s))", T, S, a[0]); return true;
+  case FRIT_OP_REAL: cg_printf(o, "creal%s(%s)", S, a[0]); return true;
+  case FRIT_OP_IMAG: cg_printf(o, "cimag%s(%s)", S, a[0]); return true;
+  case FRIT_OP_CONJ: cg_printf(o, "conj%s(%s)", S, a[0]); return true;
+  case FRIT_OP_RSQRT: cg_printf(o, "((%s)1 / csqrt%s(%s))", T, S, a[0]); return true;
+  case FRIT_OP_RECIP: cg_printf(o, "((%s)1 / %s)", T, a[0]); return true;
+  case FRIT_OP_EXP2: cg_printf(o, "cexp%s(%s * (%s)0.693147180559945309417232121458176568)", S, a[0], R); return true;
+  case FRIT_OP_LOG2: cg_printf(o, "(clog%s(%s) / (%s)0.693147180559945309417232121458176568)", S, a[0], R); return true;
+  case FRIT_OP_ADD: cg_printf(o, "(%s + %s)", a[0], a[1]); return true;
+  case FRIT_OP_SUB: cg_printf(o, "(%s - %s)", a[0], a[1]); return true;
+  case FRIT_OP_MUL: cg_printf(o, "(%s * %s)", a[0], a[1]); return true;
+  case FRIT_OP_FDIV: cg_printf(o, "(%s / %s)", a[0], a[1]); return true;
+  case FRIT_OP_POW: cg_printf(o, "cpow%s(%s, %s)", S, a[0], a[1]); return true;
+  case FRIT_OP_MULACC: cg_printf(o, "(%s * %s + %s)", a[0], a[1], a[2]); return true;
+  case FRIT_OP_SQRT: fn = "csqrt"; break;
+  case FRIT_OP_EXP: fn = "cexp"; break;
+  case FRIT_OP_LOG: fn = "clog"; break;
+  case FRIT_OP_SIN: fn = "csin"; break;
+  case FRIT_OP_COS: fn = "ccos"; break;
+  case FRIT_OP_TAN: fn = "ctan"; break;
+  case FRIT_OP_ASIN: fn = "casin"; break;
+  case FRIT_OP_ACOS: fn = "cacos"; break;
+  case FRIT_OP_ATAN: fn = "catan"; break;
+  case FRIT_OP_SINH: fn = "csinh"; break;
+  case FRIT_OP_COSH: fn = "ccosh"; break;
+  case FRIT_OP_TANH: fn = "ctanh"; break;
+  case FRIT_OP_NOT: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
+  case FRIT_OP_RINT: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN:
+  case FRIT_OP_ATAN2: case FRIT_OP_COMPLEX: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
+  case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
+  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
+  case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
+  case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER:
+  case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_RANGE: case FRIT_OP_END:
+  case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:
+  case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:
+  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:
+  case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
+    return unsupported(ctx, op, k);
+  }
+  cg_printf(o, "%s%s(%s)", fn, S, a[0]);
+  return true;
+}
+
 static bool render_bool(frit_ctx *ctx, cg_str *o, frit_op op, const char *const *a) {
   switch (op) {
   case FRIT_OP_NOT: cg_printf(o, "((uint8_t)!%s)", a[0]); return true;
@@ -242,7 +308,7 @@ static bool render_bool(frit_ctx *ctx, cg_str *o, frit_op op, const char *const 
   case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2:
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
-  case FRIT_OP_POW: case FRIT_OP_ATAN2:
+  case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
@@ -291,7 +357,7 @@ static bool render_int(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k,
   case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2:
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
-  case FRIT_OP_POW: case FRIT_OP_ATAN2:
+  case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
   case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
@@ -320,6 +386,7 @@ bool cg_render_alu(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, con
   (void)n;
   if (cg_kind_bits(k) != 0 && render_compare_select(o, op, a)) return true;
   if (cg_kind_float(k)) return render_float(ctx, o, op, k, a);
+  if (k == FRIT_C64 || k == FRIT_C128) return render_complex(ctx, o, op, k, a);
   if (k == FRIT_BOOL) return render_bool(ctx, o, op, a);
   if (cg_kind_bits(k) == 0) return unsupported(ctx, op, k);
   return render_int(ctx, o, op, k, a);
@@ -362,9 +429,28 @@ bool cg_render_cast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar
     return false;
   }
   const char *T = cg_ctype(to);
-  if (from == to) cg_printf(o, "%s", a);
-  else if (to == FRIT_BOOL) cg_printf(o, "((uint8_t)(%s != 0))", a);
-  else if (!cg_kind_float(from)) {
+  bool cf = from == FRIT_C64 || from == FRIT_C128, ct = to == FRIT_C64 || to == FRIT_C128;
+  if (from == to) {
+    cg_printf(o, "%s", a);
+  } else if (to == FRIT_BOOL) {
+    cg_printf(o, "((uint8_t)(%s != 0))", a); /* complex: either part nonzero */
+  } else if (cf) { /* as numpy: the real part, then converted as a real float */
+    frit_scalar_kind part = from == FRIT_C64 ? FRIT_F32 : FRIT_F64;
+    if (ct) return cg_printf(o, "((%s)%s)", T, a), true;
+    cg_str re = {0};
+    cg_printf(&re, "creal%s(%s)", from == FRIT_C64 ? "f" : "", a);
+    bool ok = cg_render_cast(ctx, o, part, to, re.s ? re.s : "0");
+    cg_free(&re);
+    return ok;
+  } else if (ct) { /* the real part converted as to the part's float type, imaginary zero */
+    frit_scalar_kind part = to == FRIT_C64 ? FRIT_F32 : FRIT_F64;
+    cg_printf(o, "((%s)", T);
+    bool ok = cg_render_cast(ctx, o, from, part, a);
+    cg_puts(o, ")");
+    return ok;
+  }
+  if (from == to || to == FRIT_BOOL || cf || ct) return true;
+  if (!cg_kind_float(from)) {
     if (to == FRIT_F16 || to == FRIT_BF16) {
       bool sgn = cg_kind_signed(from) || from == FRIT_BOOL;
       cg_printf(o, "frit_%s2%s((%s)%s)", sgn ? "i" : "u", to == FRIT_F16 ? "h" : "b", sgn ? "int64_t" : "uint64_t", a);
@@ -394,6 +480,7 @@ static void to_bits(cg_str *o, frit_scalar_kind k, const char *a) {
   case FRIT_I16: case FRIT_U16: cg_printf(o, "((uint64_t)(uint16_t)%s)", a); return;
   case FRIT_I32: case FRIT_U32: cg_printf(o, "((uint64_t)(uint32_t)%s)", a); return;
   case FRIT_I64: case FRIT_U64: cg_printf(o, "((uint64_t)%s)", a); return;
+  case FRIT_C64: case FRIT_C128: /* rejected by the IR checks */
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   cg_puts(o, "0");
@@ -418,6 +505,7 @@ bool cg_render_bitcast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_sca
   case FRIT_U64:
     cg_printf(o, "((%s)%s)", cg_ctype(to), x);
     break;
+  case FRIT_C64: case FRIT_C128:
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   cg_free(&b);

@@ -66,7 +66,7 @@ static frit_ptrval *P(frit_interp *I, const frit_uop *u) { return &I->ptr[L(I, u
 
 static frit_scalar zero_scalar(void) {
   frit_scalar z;
-  z.u = 0;
+  z.c.re = 0, z.c.im = 0; /* all of it: complex zeros read c.im */
   return z;
 }
 
@@ -246,7 +246,7 @@ static int eval_value(frit_interp *I, frit_uop *u) {
   case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF:
   case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC: case FRIT_OP_RINT: case FRIT_OP_ADD:
   case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_IDIV: case FRIT_OP_MOD:
-  case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_AND:
+  case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_AND:
   case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR: case FRIT_OP_CMPLT:
   case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE: case FRIT_OP_MULACC:
   case FRIT_OP_COUNT_:
@@ -261,7 +261,7 @@ enum { D_INIT, D_OPEN, D_BODY, D_NEXT };
 
 frit_scalar frit_interp_reduce_identity(frit_op op, frit_dtype dt) {
   frit_scalar z = zero_scalar();
-  bool fl = frit_dtype_is_float(dt);
+  bool fl = frit_dtype_is_float(dt) || frit_dtype_is_complex(dt); /* complex one: 1 + 0i */
   int64_t lo, hi;
   frit_dtype_limits(dt, &lo, &hi);
   if (op == FRIT_OP_MUL) {
@@ -303,7 +303,8 @@ typedef struct frit_ipw {
 } frit_ipw;
 
 static bool pairwise_sum(const frit_uop *u) {
-  return u->op == FRIT_OP_REDUCE && u->arg.i0 == FRIT_OP_ADD && frit_dtype_is_float(u->dtype) &&
+  return u->op == FRIT_OP_REDUCE && u->arg.i0 == FRIT_OP_ADD &&
+         (frit_dtype_is_float(u->dtype) || frit_dtype_is_complex(u->dtype)) &&
          !frit_dtype_is_ptr(u->dtype);
 }
 

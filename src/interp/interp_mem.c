@@ -60,7 +60,7 @@ static frit_ibuf *access_buf(frit_ctx *ctx, const frit_uop *u, frit_ibuf *bufs, 
 
 static frit_scalar zero(void) {
   frit_scalar z;
-  z.u = 0;
+  z.c.re = 0, z.c.im = 0; /* all of it: complex zeros read c.im */
   return z;
 }
 

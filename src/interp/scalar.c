@@ -12,7 +12,8 @@ static int kind_bits(frit_scalar_kind k) {
   case FRIT_BOOL: case FRIT_I8: case FRIT_U8: return 8;
   case FRIT_I16: case FRIT_U16: case FRIT_F16: case FRIT_BF16: return 16;
   case FRIT_I32: case FRIT_U32: case FRIT_F32: return 32;
-  case FRIT_I64: case FRIT_U64: case FRIT_F64: return 64;
+  case FRIT_I64: case FRIT_U64: case FRIT_F64: case FRIT_C64: return 64;
+  case FRIT_C128: return 128;
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   frit_assert_fail("scalar op on void or bad dtype", __FILE__, __LINE__);
@@ -22,6 +23,9 @@ int frit_kind_bytes(frit_scalar_kind k) { return kind_bits(k) / 8; }
 
 static bool kind_is_float(frit_scalar_kind k) { return k >= FRIT_F16 && k <= FRIT_F64; }
 static bool kind_is_signed(frit_scalar_kind k) { return k >= FRIT_I8 && k <= FRIT_I64; }
+static bool kind_is_complex(frit_scalar_kind k) { return k == FRIT_C64 || k == FRIT_C128; }
+/* The real kind of a complex kind's parts. */
+static frit_scalar_kind part_kind(frit_scalar_kind k) { return k == FRIT_C64 ? FRIT_F32 : FRIT_F64; }
 
 /* Two's-complement wrap of a 64-bit pattern to `bits`, sign- or zero-extended back to 64. */
 static uint64_t wrap_bits(uint64_t u, int bits, bool sgn) {
@@ -102,7 +106,8 @@ static double round_float(double x, frit_scalar_kind k) {
   case FRIT_F16: return frit_f16_to_double(frit_f16_from_double(x));
   case FRIT_BF16: return frit_bf16_to_double(frit_bf16_from_double(x));
   case FRIT_VOID: case FRIT_BOOL: case FRIT_I8: case FRIT_I16: case FRIT_I32: case FRIT_I64:
-  case FRIT_U8: case FRIT_U16: case FRIT_U32: case FRIT_U64: case FRIT_SCALAR_KIND_COUNT_: break;
+  case FRIT_U8: case FRIT_U16: case FRIT_U32: case FRIT_U64: case FRIT_C64: case FRIT_C128:
+  case FRIT_SCALAR_KIND_COUNT_: break;
   }
   frit_assert_fail("round_float on a non-float kind", __FILE__, __LINE__);
 }
@@ -110,7 +115,10 @@ static double round_float(double x, frit_scalar_kind k) {
 frit_scalar frit_scalar_normalize(frit_scalar v, frit_dtype dt) {
   frit_scalar_kind k = frit_dtype_kind(dt);
   frit_scalar r;
-  if (kind_is_float(k)) {
+  if (kind_is_complex(k)) {
+    r.c.re = round_float(v.c.re, part_kind(k));
+    r.c.im = round_float(v.c.im, part_kind(k));
+  } else if (kind_is_float(k)) {
     r.f = round_float(v.f, k);
   } else if (k == FRIT_BOOL) {
     r.i = v.u != 0;
@@ -165,6 +173,25 @@ frit_scalar frit_eval_cast(frit_scalar v, frit_dtype from, frit_dtype to) {
   frit_scalar_kind kf = frit_dtype_kind(from), kt = frit_dtype_kind(to);
   frit_scalar r;
   (void)kind_bits(kf); /* asserts a real scalar kind */
+  if (kind_is_complex(kf)) {
+    /* numpy: to bool, nonzero in either part; to another complex, both parts; to a real type,
+     * the real part alone */
+    if (kt == FRIT_BOOL) {
+      r.i = v.c.re != 0 || v.c.im != 0;
+    } else if (kind_is_complex(kt)) {
+      r.c.re = round_float(v.c.re, part_kind(kt));
+      r.c.im = round_float(v.c.im, part_kind(kt));
+    } else {
+      frit_scalar re = {.f = v.c.re};
+      r = frit_eval_cast(re, part_kind(kf), to);
+    }
+    return r;
+  }
+  if (kind_is_complex(kt)) {
+    frit_scalar re = frit_eval_cast(v, from, part_kind(kt));
+    r.c.re = re.f, r.c.im = 0;
+    return r;
+  }
   if (kt == FRIT_BOOL) {
     r.i = kind_is_float(kf) ? v.f != 0 : v.u != 0;
   } else if (kind_is_float(kt)) {
@@ -199,9 +226,10 @@ uint64_t frit_scalar_to_bits(frit_scalar v, frit_scalar_kind k) {
     memcpy(&b, &v.f, sizeof b);
     return b;
   }
+  case FRIT_C64: case FRIT_C128: /* no BITCAST of complex; loads and stores handle them apart */
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
-  frit_assert_fail("scalar bits of void or bad dtype", __FILE__, __LINE__);
+  frit_assert_fail("scalar bits of void, complex or bad dtype", __FILE__, __LINE__);
 }
 
 frit_scalar frit_scalar_from_bits(uint64_t bits, frit_scalar_kind k) {
@@ -222,6 +250,7 @@ frit_scalar frit_scalar_from_bits(uint64_t bits, frit_scalar_kind k) {
     return r;
   }
   case FRIT_F64: memcpy(&r.f, &bits, sizeof r.f); return r;
+  case FRIT_C64: case FRIT_C128:
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_: break;
   }
   frit_assert_fail("scalar from bits of void or bad dtype", __FILE__, __LINE__);
@@ -232,6 +261,17 @@ frit_scalar frit_eval_bitcast(frit_scalar v, frit_dtype from, frit_dtype to) {
 }
 
 frit_scalar frit_scalar_load(const void *p, frit_scalar_kind k) {
+  if (kind_is_complex(k)) { /* interleaved (re, im), as C's _Complex and numpy */
+    frit_scalar r;
+    if (k == FRIT_C64) {
+      float f[2];
+      memcpy(f, p, sizeof f);
+      r.c.re = f[0], r.c.im = f[1];
+    } else {
+      memcpy(&r.c, p, sizeof r.c);
+    }
+    return r;
+  }
   uint64_t bits = 0;
   switch (kind_bits(k)) {
   case 8: { uint8_t b; memcpy(&b, p, 1); bits = b; break; }
@@ -243,6 +283,16 @@ frit_scalar frit_scalar_load(const void *p, frit_scalar_kind k) {
 }
 
 void frit_scalar_store(void *p, frit_scalar_kind k, frit_scalar v) {
+  if (kind_is_complex(k)) {
+    if (k == FRIT_C64) {
+      float f[2] = {(float)round_f32(v.c.re), (float)round_f32(v.c.im)};
+      memcpy(p, f, sizeof f);
+    } else {
+      double d[2] = {v.c.re, v.c.im};
+      memcpy(p, d, sizeof d);
+    }
+    return;
+  }
   uint64_t bits = frit_scalar_to_bits(v, k);
   switch (kind_bits(k)) {
   case 8: { uint8_t b = (uint8_t)bits; memcpy(p, &b, 1); break; }
@@ -263,7 +313,8 @@ void frit_scalar_store(void *p, frit_scalar_kind k, frit_scalar v) {
   case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL:              \
   case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL:                \
   case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX: case FRIT_OP_LOAD: case FRIT_OP_STORE:        \
-  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_
+  case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_COUNT_:                           \
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX
 
 /* The float arithmetic of one precision T with libm suffix S (empty: double, f: float).
  * Comparisons, bitwise ops and WHERE are handled by the caller. */
@@ -444,6 +495,12 @@ static frit_scalar eval_int(frit_op op, frit_scalar_kind k, const frit_scalar *s
 frit_scalar frit_eval_alu(frit_op op, frit_dtype dt, const frit_scalar *src) {
   frit_scalar_kind k = frit_dtype_kind(dt);
   if (op == FRIT_OP_WHERE) return src[0].u ? src[1] : src[2];
+  if (op == FRIT_OP_COMPLEX) { /* the operands are the parts, already of the part's dtype */
+    frit_scalar r;
+    r.c.re = src[0].f, r.c.im = src[1].f;
+    return r;
+  }
+  if (kind_is_complex(k)) return frit_eval_complex(op, k, src);
   if (kind_is_float(k)) return eval_float(op, k, src);
   return eval_int(op, k, src);
 }

@@ -20,6 +20,9 @@ double frit_bf16_to_double(uint16_t h);
 uint64_t frit_scalar_to_bits(frit_scalar v, frit_scalar_kind k);
 frit_scalar frit_scalar_from_bits(uint64_t bits, frit_scalar_kind k);
 
+/* An ALU op on complex operands of kind k (FRIT_C64 / FRIT_C128); comparisons give bool. */
+frit_scalar frit_eval_complex(frit_op op, frit_scalar_kind k, const frit_scalar *src);
+
 /* Reads / writes one element at p (no alignment needed). */
 frit_scalar frit_scalar_load(const void *p, frit_scalar_kind k);
 void frit_scalar_store(void *p, frit_scalar_kind k, frit_scalar v);

@@ -16,7 +16,8 @@ static const struct {
     [FRIT_I16] = {"i16", 16},  [FRIT_I32] = {"i32", 32},  [FRIT_I64] = {"i64", 64},
     [FRIT_U8] = {"u8", 8},     [FRIT_U16] = {"u16", 16},  [FRIT_U32] = {"u32", 32},
     [FRIT_U64] = {"u64", 64},  [FRIT_F16] = {"f16", 16},  [FRIT_BF16] = {"bf16", 16},
-    [FRIT_F32] = {"f32", 32},  [FRIT_F64] = {"f64", 64},
+    [FRIT_F32] = {"f32", 32},  [FRIT_F64] = {"f64", 64},  [FRIT_C64] = {"c64", 64},
+    [FRIT_C128] = {"c128", 128},
 };
 
 static const char *space_names[] = {"global", "local", "reg"};
@@ -53,6 +54,16 @@ int frit_dtype_is_float(frit_dtype dt) {
   frit_scalar_kind k = frit_dtype_kind(dt);
   return !frit_dtype_is_ptr(dt) && k >= FRIT_F16 && k <= FRIT_F64;
 }
+int frit_dtype_is_complex(frit_dtype dt) {
+  frit_scalar_kind k = frit_dtype_kind(dt);
+  return !frit_dtype_is_ptr(dt) && (k == FRIT_C64 || k == FRIT_C128);
+}
+frit_dtype frit_dtype_real_part(frit_dtype dt) {
+  frit_scalar_kind k = frit_dtype_kind(dt);
+  if (frit_dtype_is_ptr(dt) || (k != FRIT_C64 && k != FRIT_C128)) return dt;
+  frit_dtype r = k == FRIT_C64 ? FRIT_F32 : FRIT_F64;
+  return frit_dtype_lanes(dt) > 1 ? frit_dtype_vec(r, frit_dtype_lanes(dt)) : r;
+}
 int frit_dtype_is_bool(frit_dtype dt) { return !frit_dtype_is_ptr(dt) && frit_dtype_kind(dt) == FRIT_BOOL; }
 int frit_dtype_bits(frit_dtype dt) {
   frit_scalar_kind k = frit_dtype_kind(dt);
@@ -74,7 +85,7 @@ void frit_dtype_limits(frit_dtype dt, int64_t *lo, int64_t *hi) {
   case FRIT_U32: *lo = 0, *hi = UINT32_MAX; return;
   case FRIT_U64: *lo = 0, *hi = INT64_MAX; return;
   case FRIT_VOID: case FRIT_I64: case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64:
-  case FRIT_SCALAR_KIND_COUNT_:
+  case FRIT_C64: case FRIT_C128: case FRIT_SCALAR_KIND_COUNT_:
     *lo = INT64_MIN, *hi = INT64_MAX;
     return;
   }

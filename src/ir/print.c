@@ -17,7 +17,7 @@ static void write_name(FILE *out, const char *s, size_t n) {
 
 /* The op's name and its argument, readable: "const 4", "range axis=0 global", "reduce add". */
 static void describe(FILE *out, const frit_uop *u, bool with_sources) {
-  char buf[64], tmp[32];
+  char buf[96], tmp[32];
   const frit_arg *a = &u->arg;
   frit_op op = (frit_op)u->op;
   fputs(frit_fmt_opname(op, buf, sizeof buf), out);
@@ -90,7 +90,7 @@ static void describe(FILE *out, const frit_uop *u, bool with_sources) {
   case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
   case FRIT_OP_RINT: case FRIT_OP_ADD: case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_FDIV:
   case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW:
-  case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
+  case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
   case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
   case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
     generic = true;

@@ -54,7 +54,7 @@ static const char *infix(const frit_uop *u, int *prec) {
   case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH:
   case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL:
   case FRIT_OP_TRUNC: case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_MAX: case FRIT_OP_MIN:
-  case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_WHERE: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
+  case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_WHERE: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
     return NULL;
   }
   return NULL;
@@ -85,7 +85,7 @@ static bool supported(frit_ctx *ctx, const frit_uop *u) {
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
   case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH:
   case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC: case FRIT_OP_RINT:
-  case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
+  case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
     ok_op = false;
     break;
   case FRIT_OP_ADD: case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_AND:
@@ -122,7 +122,7 @@ static int prec_of(const frit_uop *u) {
   case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH:
   case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL:
   case FRIT_OP_TRUNC: case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW:
-  case FRIT_OP_ATAN2: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
+  case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
     return P_PRIMARY;
   case FRIT_OP_ADD: case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_AND:
   case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE:
@@ -177,7 +177,7 @@ static const char *int_ctype(frit_dtype dt) {
   case FRIT_U32: return "uint32_t";
   case FRIT_U64: return "uint64_t";
   case FRIT_VOID: case FRIT_BOOL: case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64:
-  case FRIT_SCALAR_KIND_COUNT_:
+  case FRIT_C64: case FRIT_C128: case FRIT_SCALAR_KIND_COUNT_:
     return "int";
   }
   return "int";
@@ -285,7 +285,7 @@ const char *frit_render_c_expr(frit_ctx *ctx, frit_uop *root) {
     case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN:
     case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH:
     case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC: case FRIT_OP_RINT:
-    case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
+    case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_MULACC: case FRIT_OP_COUNT_:
       FRIT_ASSERT(!"render_c: unsupported op passed the support check");
       break;
     }

@@ -32,7 +32,13 @@ void frit_fmt_double(char *buf, size_t bufsize, double v) {
 }
 
 void frit_fmt_value(char *buf, size_t bufsize, frit_dtype dt, frit_scalar v) {
-  if (frit_dtype_is_float(dt)) frit_fmt_double(buf, bufsize, v.f);
+  if (frit_dtype_is_complex(dt)) { /* "re:im", each part as a float */
+    char im[40];
+    frit_fmt_double(buf, bufsize, v.c.re);
+    frit_fmt_double(im, sizeof im, v.c.im);
+    size_t k = strlen(buf);
+    snprintf(buf + k, bufsize - k, ":%s", im);
+  } else if (frit_dtype_is_float(dt)) frit_fmt_double(buf, bufsize, v.f);
   else if (frit_dtype_is_unsigned(dt)) snprintf(buf, bufsize, "%" PRIu64, v.u);
   else if (frit_dtype_is_bool(dt) && (v.i == 0 || v.i == 1)) snprintf(buf, bufsize, v.i ? "true" : "false");
   else snprintf(buf, bufsize, "%" PRId64, v.i);
@@ -110,7 +116,7 @@ frit_status frit_print_ir(frit_ctx *ctx, frit_uop *root, FILE *out) {
     free(nodes);
     return frit_set_error(ctx, FRIT_ERR_NOMEM, "print_ir: out of memory");
   }
-  char opbuf[32], dtbuf[48], vbuf[64];
+  char opbuf[32], dtbuf[48], vbuf[96];
   for (size_t k = 0; k < n; k++) {
     frit_uop *u = nodes[k];
     local[u->id] = (uint32_t)k;
@@ -122,7 +128,7 @@ frit_status frit_print_ir(frit_ctx *ctx, frit_uop *root, FILE *out) {
       fputc(')', out);
     }
     const frit_arg *a = &u->arg;
-    if (u->op == FRIT_OP_CONST || a->value.u != 0) {
+    if (u->op == FRIT_OP_CONST || a->value.u != 0 || (frit_dtype_is_complex(u->dtype) && a->value.c.im != 0)) {
       frit_fmt_value(vbuf, sizeof vbuf, u->dtype, a->value);
       fprintf(out, " value=%s", vbuf);
     }
@@ -371,6 +377,16 @@ static bool parse_value(parser *ps, frit_dtype dt, const char *s, size_t n, frit
   char *end;
   errno = 0;
   (void)ps;
+  if (frit_dtype_is_complex(dt)) {
+    char *colon = strchr(buf, ':');
+    frit_dtype part = frit_dtype_real_part(frit_dtype_scalar(dt));
+    frit_scalar re, im;
+    if (!colon || !parse_value(ps, part, buf, (size_t)(colon - buf), &re) ||
+        !parse_value(ps, part, colon + 1, strlen(colon + 1), &im))
+      return false;
+    out->c.re = re.f, out->c.im = im.f;
+    return true;
+  }
   if (frit_dtype_is_float(dt)) {
     const char *b = buf;
     bool neg = *b == '-';

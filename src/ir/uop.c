@@ -215,6 +215,11 @@ static uint64_t node_hash(frit_op op, frit_dtype dt, frit_uop *const *src, int n
   h = mix64(h, (uint64_t)nsrc);
   for (int i = 0; i < nsrc; i++) h = mix64(h, src[i]->id);
   h = mix64(h, a->value.u);
+  if (frit_dtype_is_complex(dt)) { /* c.im is meaningful only there (see frit_scalar) */
+    uint64_t im;
+    memcpy(&im, &a->value.c.im, sizeof im);
+    h = mix64(h, im);
+  }
   h = mix64(h, (uint64_t)a->i0);
   h = mix64(h, (uint64_t)a->i1);
   h = mix64(h, (uint64_t)(uintptr_t)a->blob);
@@ -224,6 +229,7 @@ static uint64_t node_hash(frit_op op, frit_dtype dt, frit_uop *const *src, int n
 static bool node_equal(const frit_uop *u, frit_op op, frit_dtype dt, frit_uop *const *src, int nsrc,
                        const frit_arg *a) {
   if (u->op != op || u->dtype != dt || u->nsrc != (uint32_t)nsrc) return false;
+  if (frit_dtype_is_complex(dt) && memcmp(&u->arg.value.c.im, &a->value.c.im, sizeof(double)) != 0) return false;
   if (u->arg.value.u != a->value.u || u->arg.i0 != a->i0 || u->arg.i1 != a->i1 ||
       u->arg.blob != a->blob || u->arg.n != a->n || u->arg.blob_kind != a->blob_kind)
     return false;
@@ -253,7 +259,38 @@ static bool grow_table(frit_ctx *ctx) {
 static const char *dtname(frit_dtype dt, char *buf) { return frit_dtype_name(dt, buf, 32); }
 
 /* Dtype class an ALU op accepts: arithmetic on numbers, bit ops on ints/bool, float math. */
-enum { ACCEPT_NUM = 1, ACCEPT_BOOL = 2, ACCEPT_FLOAT_ONLY = 4, ACCEPT_INT_ONLY = 8 };
+enum { ACCEPT_NUM = 1, ACCEPT_BOOL = 2, ACCEPT_FLOAT_ONLY = 4, ACCEPT_INT_ONLY = 8, ACCEPT_COMPLEX = 16 };
+
+/* Ops defined on complex operands (numpy's: no ordering, no rounding, no remainder). ABS of a
+ * complex stays complex (|z| + 0i); the tensor layer casts it to the real part's dtype. */
+static bool complex_ok(frit_op op) {
+  switch (op) {
+  case FRIT_OP_NEG: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
+  case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN:
+  case FRIT_OP_COS: case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN:
+  case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ADD: case FRIT_OP_SUB:
+  case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_MULACC: case FRIT_OP_CMPEQ:
+  case FRIT_OP_CMPNE: case FRIT_OP_WHERE: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ:
+    return true;
+  case FRIT_OP_COMPLEX:
+  case FRIT_OP_NOT: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
+  case FRIT_OP_RINT: case FRIT_OP_IDIV: case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN:
+  case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL:
+  case FRIT_OP_SHR: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE:
+  case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
+  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_SINK: case FRIT_OP_GROUP: case FRIT_OP_AFTER:
+  case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
+  case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER:
+  case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY:
+  case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_RANGE:
+  case FRIT_OP_END: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_KERNEL: case FRIT_OP_BUFFER:
+  case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX:
+  case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS:
+  case FRIT_OP_COUNT_:
+    return false;
+  }
+  return false;
+}
 
 static int alu_accepts(frit_op op) {
   switch (op) {
@@ -265,8 +302,10 @@ static int alu_accepts(frit_op op) {
   case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS: case FRIT_OP_TAN:
   case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:
   case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC:
-  case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2:
+  case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_COMPLEX:
     return ACCEPT_FLOAT_ONLY;
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ:
+    return 0; /* complex only: complex_ok */
   case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ:
   case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
     return ACCEPT_NUM | ACCEPT_BOOL;
@@ -289,6 +328,7 @@ static int alu_accepts(frit_op op) {
 static bool dtype_accepted(int accepts, frit_dtype dt) {
   if (frit_dtype_is_ptr(dt) || frit_dtype_kind(dt) == FRIT_VOID) return false;
   if (frit_dtype_is_bool(dt)) return (accepts & ACCEPT_BOOL) != 0;
+  if (frit_dtype_is_complex(dt)) return (accepts & ACCEPT_COMPLEX) != 0;
   if (frit_dtype_is_float(dt)) return (accepts & (ACCEPT_NUM | ACCEPT_FLOAT_ONLY)) != 0;
   return (accepts & (ACCEPT_NUM | ACCEPT_INT_ONLY)) != 0;
 }
@@ -305,7 +345,7 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
                           op_info[op].min_src, op_info[op].max_src, nsrc);
   unsigned flags = op_info[op].flags;
   if (flags & FRIT_F_ALU) {
-    int accepts = alu_accepts(op);
+    int accepts = alu_accepts(op) | (complex_ok(op) ? ACCEPT_COMPLEX : 0);
     int first = op == FRIT_OP_WHERE ? 1 : 0;
     frit_dtype operand = src[first]->dtype;
     for (int i = first; i < nsrc; i++) {
@@ -322,17 +362,28 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
         return frit_set_error(ctx, FRIT_ERR_INVALID, "op WHERE: condition must be bool (lanes 1 or %d), got %s",
                               frit_dtype_lanes(operand), dtname(c, b0));
     }
-    frit_dtype want = (flags & FRIT_F_COMPARE) ? frit_dtype_vec(FRIT_BOOL, frit_dtype_lanes(operand)) : operand;
+    if (op == FRIT_OP_COMPLEX && frit_dtype_kind(operand) != FRIT_F32 && frit_dtype_kind(operand) != FRIT_F64)
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "op COMPLEX: parts must be f32 or f64, got %s", dtname(operand, b0));
+    frit_dtype want = frit_alu_result_dtype(op, operand);
     if (dt != want)
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: result dtype %s, expected %s for operands %s", name,
                             dtname(dt, b0), dtname(want, b1), dtname(operand, b2));
     return FRIT_OK;
   }
+  if (frit_dtype_is_complex(dt) && (op == FRIT_OP_REDUCE || op == FRIT_OP_REDUCE_AXIS || op == FRIT_OP_SCAN) &&
+      arg->i0 != FRIT_OP_ADD && arg->i0 != FRIT_OP_MUL)
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: complex %s reduces by ADD or MUL only, got op %lld", name,
+                          dtname(dt, b0), (long long)arg->i0);
+  if ((op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS) && frit_dtype_is_complex(dt))
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: no atomics on complex %s", name, dtname(dt, b0));
   switch (op) {
   case FRIT_OP_CAST: case FRIT_OP_BITCAST:
     if (frit_dtype_lanes(dt) != frit_dtype_lanes(src[0]->dtype) && op == FRIT_OP_CAST)
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op CAST: lanes differ (%s to %s)", dtname(src[0]->dtype, b0),
                             dtname(dt, b1));
+    if (op == FRIT_OP_BITCAST && (frit_dtype_is_complex(dt) || frit_dtype_is_complex(src[0]->dtype)))
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "op BITCAST: complex dtypes are not bitcast (%s to %s)",
+                            dtname(src[0]->dtype, b0), dtname(dt, b1));
     if (op == FRIT_OP_BITCAST &&
         frit_dtype_bits(dt) * frit_dtype_lanes(dt) != frit_dtype_bits(src[0]->dtype) * frit_dtype_lanes(src[0]->dtype))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op BITCAST: sizes differ (%s to %s)", dtname(src[0]->dtype, b0),
@@ -382,6 +433,8 @@ frit_status frit_check_node(frit_ctx *ctx, frit_op op, frit_dtype dt, frit_uop *
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op LOOP: %d sources do not match i0 = %lld carries (5 + 3k)",
                             nsrc, (long long)arg->i0);
     return FRIT_OK;
+  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
+    return FRIT_OK; /* ALU: handled above */
   case FRIT_OP_LOAD: case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS:
     if (!frit_dtype_is_ptr(src[0]->dtype))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: source 0 must be a pointer, got %s", name,
@@ -518,6 +571,17 @@ frit_uop *frit_const_float(frit_ctx *ctx, frit_dtype dt, double v) {
   return frit_const(ctx, dt, frit_eval_cast(s, FRIT_F64, frit_dtype_scalar(dt)));
 }
 
+frit_dtype frit_alu_result_dtype(frit_op op, frit_dtype operand) {
+  int lanes = frit_dtype_lanes(operand);
+  if (frit_op_flags(op) & FRIT_F_COMPARE) return frit_dtype_vec(FRIT_BOOL, lanes);
+  if (op == FRIT_OP_REAL || op == FRIT_OP_IMAG) return frit_dtype_real_part(operand);
+  if (op == FRIT_OP_COMPLEX) {
+    frit_dtype c = frit_dtype_kind(operand) == FRIT_F32 ? FRIT_C64 : FRIT_C128;
+    return lanes > 1 ? frit_dtype_vec(c, lanes) : c;
+  }
+  return operand;
+}
+
 frit_uop *frit_alu(frit_ctx *ctx, frit_op op, frit_uop *const *src, int nsrc) {
   if ((unsigned)op >= FRIT_OP_COUNT_ || !(op_info[op].flags & FRIT_F_ALU)) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "op %s: not an ALU op", frit_op_name(op));
@@ -531,9 +595,7 @@ frit_uop *frit_alu(frit_ctx *ctx, frit_op op, frit_uop *const *src, int nsrc) {
   for (int i = 0; i < nsrc; i++)
     if (!src[i]) return frit_uop_new(ctx, op, FRIT_VOID, src, nsrc, NULL); /* reports the NULL */
   frit_dtype operand = src[op == FRIT_OP_WHERE ? 1 : 0]->dtype;
-  frit_dtype dt = (op_info[op].flags & FRIT_F_COMPARE) && !frit_dtype_is_ptr(operand)
-                      ? frit_dtype_vec(FRIT_BOOL, frit_dtype_lanes(operand))
-                      : operand;
+  frit_dtype dt = frit_dtype_is_ptr(operand) ? operand : frit_alu_result_dtype(op, operand);
   return frit_uop_new(ctx, op, dt, src, nsrc, NULL);
 }
 

@@ -107,7 +107,8 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
   switch (op) {
   case FRIT_OP_CONST: {
     frit_scalar norm = frit_scalar_normalize(a->value, frit_dtype_scalar(dt));
-    if (norm.u != a->value.u) return fail(ctx, u, "constant not normalised to its dtype");
+    if (norm.u != a->value.u || (frit_dtype_is_complex(dt) && memcmp(&norm.c.im, &a->value.c.im, sizeof(double)) != 0))
+      return fail(ctx, u, "constant not normalised to its dtype");
     return FRIT_OK;
   }
   case FRIT_OP_VECTORIZE:
@@ -282,7 +283,7 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
   case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:
   case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC: case FRIT_OP_RINT:
   case FRIT_OP_ADD: case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_IDIV: case FRIT_OP_MOD:
-  case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR:
+  case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX: case FRIT_OP_AND: case FRIT_OP_OR:
   case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ:
   case FRIT_OP_CMPNE: case FRIT_OP_WHERE: case FRIT_OP_MULACC:
     return FRIT_OK; /* frit_check_node holds all ALU rules */
@@ -422,7 +423,7 @@ static frit_status check_effects_closed(frit_ctx *ctx, frit_uop **nodes, size_t 
     case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH: case FRIT_OP_TANH:
     case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL: case FRIT_OP_TRUNC: case FRIT_OP_RINT:
     case FRIT_OP_ADD: case FRIT_OP_SUB: case FRIT_OP_MUL: case FRIT_OP_FDIV: case FRIT_OP_IDIV:
-    case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2:
+    case FRIT_OP_MOD: case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
     case FRIT_OP_AND: case FRIT_OP_OR: case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR:
     case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ: case FRIT_OP_CMPNE: case FRIT_OP_WHERE:
     case FRIT_OP_MULACC: case FRIT_OP_COUNT_:

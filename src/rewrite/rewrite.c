@@ -60,6 +60,10 @@ static bool lit_match(const rule_lit *l, const frit_uop *u) {
   case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64:
     if (l->is_float && isnan(l->f)) return isnan(v.f);
     return v.f == (l->is_float ? l->f : (double)l->i);
+  case FRIT_C64: case FRIT_C128: /* a real literal: the constant re + 0i */
+    if (v.c.im != 0) return false;
+    if (l->is_float && isnan(l->f)) return isnan(v.c.re);
+    return v.c.re == (l->is_float ? l->f : (double)l->i);
   case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_:
     return false;
   }
@@ -84,6 +88,7 @@ static bool materialize(matcher *m) {
 /* The virtual root's node would be exactly u. */
 static bool same_as_virtual(const frit_uop *v, const frit_uop *u) {
   if (u->op != v->op || u->dtype != v->dtype || u->nsrc != v->nsrc || u->arg.value.u != v->arg.value.u ||
+      (frit_dtype_is_complex(u->dtype) && memcmp(&u->arg.value.c.im, &v->arg.value.c.im, sizeof(double)) != 0) ||
       u->arg.i0 != v->arg.i0 || u->arg.i1 != v->arg.i1 || u->arg.blob != v->arg.blob)
     return false;
   for (uint32_t i = 0; i < u->nsrc; i++)

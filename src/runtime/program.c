@@ -269,7 +269,8 @@ static int64_t read_int(const void *ptr, frit_dtype dt) {
   case FRIT_U16: return *(const uint16_t *)ptr;
   case FRIT_U32: return *(const uint32_t *)ptr;
   case FRIT_U64: return (int64_t)*(const uint64_t *)ptr;
-  case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64: case FRIT_VOID: case FRIT_SCALAR_KIND_COUNT_:
+  case FRIT_F16: case FRIT_BF16: case FRIT_F32: case FRIT_F64: case FRIT_C64: case FRIT_C128: case FRIT_VOID:
+  case FRIT_SCALAR_KIND_COUNT_:
     break;
   }
   return 0;

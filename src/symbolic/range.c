@@ -223,6 +223,7 @@ static bool const_sources(const frit_uop *u) {
 }
 
 static iv analyse_const_value(frit_dtype dt, frit_scalar v) {
+  if (frit_dtype_is_complex(dt)) return IV_NONE;
   if (frit_dtype_is_float(dt)) {
     if (!isfinite(v.f)) return IV_NONE;
     double lo = floor(v.f), hi = ceil(v.f);
@@ -303,7 +304,7 @@ void frit_range_analyse(frit_uop *u) {
     case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS:
     case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH:
     case FRIT_OP_COSH: case FRIT_OP_TANH: case FRIT_OP_ERF: case FRIT_OP_FLOOR: case FRIT_OP_CEIL:
-    case FRIT_OP_TRUNC: case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2:
+    case FRIT_OP_TRUNC: case FRIT_OP_RINT: case FRIT_OP_FDIV: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
     case FRIT_OP_COUNT_:
       break;
     }

@@ -68,7 +68,7 @@ static int p_same_dtype(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n
 /* x is an integer or bool (not a float): comparisons of x with itself are decided. */
 static int p_notfloat(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   (void)ctx, (void)root, (void)n;
-  return !frit_dtype_is_float(a[0]->dtype);
+  return !frit_dtype_is_float(a[0]->dtype) && !frit_dtype_is_complex(a[0]->dtype); /* NaN != NaN */
 }
 
 /* ---------- builders ---------- */

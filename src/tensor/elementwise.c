@@ -90,6 +90,7 @@ frit_tensor *frit_unary_t(frit_ctx *ctx, frit_ufunc f, frit_tensor *x) {
   if (!ti_ok(ctx, name, &x, 1)) return NULL;
   if ((unsigned)f >= FRIT_UF_COUNT_) return TI_FAIL1(ctx, "unary", x, "unknown ufunc %d", (int)f);
   frit_dtype dt = TI_U(x)->dtype;
+  if (frit_dtype_is_complex(dt)) return ti_unary_complex(ctx, f, x);
   bool isb = frit_dtype_is_bool(dt), isf = frit_dtype_is_float(dt), isu = frit_dtype_is_unsigned(dt);
   static const frit_op direct[FRIT_UF_COUNT_] = {
       [FRIT_UF_SQRT] = FRIT_OP_SQRT, [FRIT_UF_RSQRT] = FRIT_OP_RSQRT, [FRIT_UF_EXP] = FRIT_OP_EXP,
@@ -268,6 +269,11 @@ frit_tensor *frit_binary_t(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_ten
   if (!ti_ok(ctx, name, ab, 2)) return NULL;
   if ((unsigned)f >= FRIT_BF_COUNT_) return ti_fail(ctx, "binary", ab, 2, "unknown bfunc %d", (int)f);
   frit_dtype pt = frit_promote(TI_U(a)->dtype, TI_U(b)->dtype);
+  if (frit_dtype_is_complex(pt)) {
+    if (!ti_broadcast2(ctx, name, &a, &b)) return NULL;
+    a = ti_cast(ctx, a, pt), b = ti_cast(ctx, b, pt);
+    return a && b ? ti_binary_complex(ctx, f, a, b) : NULL;
+  }
   bool isb = frit_dtype_is_bool(pt), isf = frit_dtype_is_float(pt);
   /* dtype of the loop numpy runs */
   frit_dtype lt_ = pt;

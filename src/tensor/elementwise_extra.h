@@ -8,6 +8,11 @@
 frit_tensor *ti_unary_extra(frit_ctx *ctx, frit_ufunc f, frit_tensor *x);
 /* a, b are checked (ti_ok) but not yet broadcast or cast. */
 frit_tensor *ti_binary_extra(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_tensor *b);
+/* complex.c: ufuncs on complex x; binary ufuncs on a, b broadcast and cast to the complex loop
+ * dtype; the complex dtype whose parts hold a real dtype (f64 -> c128, else c64). */
+frit_tensor *ti_unary_complex(frit_ctx *ctx, frit_ufunc f, frit_tensor *x);
+frit_tensor *ti_binary_complex(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_tensor *b);
+frit_dtype ti_complex_of(frit_dtype real);
 
 /* Short builders both elementwise files write their composites with (operands already share a
  * shape and dtype; constants take like's dtype and shape). */

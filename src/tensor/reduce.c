@@ -20,10 +20,12 @@ frit_dtype tc_sum_dtype(frit_dtype dt) {
 
 frit_dtype tc_float_compute_dtype(frit_dtype dt) {
   if (tc_is_half(dt)) return FRIT_F32;
-  return frit_dtype_is_float(dt) ? dt : FRIT_F64;
+  return frit_dtype_is_float(dt) || frit_dtype_is_complex(dt) ? dt : FRIT_F64;
 }
 
-frit_dtype tc_float_result_dtype(frit_dtype dt) { return frit_dtype_is_float(dt) ? dt : FRIT_F64; }
+frit_dtype tc_float_result_dtype(frit_dtype dt) {
+  return frit_dtype_is_float(dt) || frit_dtype_is_complex(dt) ? dt : FRIT_F64;
+}
 
 frit_tensor *tc_bin(frit_ctx *ctx, const char *op, frit_op alu, frit_tensor *a, frit_tensor *b) {
   if (!a || !b) return NULL;
@@ -179,6 +181,9 @@ frit_tensor *frit_reduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const int 
   const char *name = rfunc_name(f);
   if (!ti_ok(ctx, name, &x, 1)) return NULL;
   if ((int)f < 0 || f >= FRIT_RF_COUNT_) return TI_FAIL1(ctx, name, x, "unknown reduction %d", (int)f);
+  if (frit_dtype_is_complex(frit_tensor_dtype(x)) && f != FRIT_RF_SUM && f != FRIT_RF_PROD && f != FRIT_RF_MEAN &&
+      f != FRIT_RF_ANY && f != FRIT_RF_ALL)
+    return TI_FAIL1(ctx, name, x, "not supported for complex dtypes (sum, prod, mean, any and all are)");
   if (f == FRIT_RF_ARGMAX || f == FRIT_RF_ARGMIN) return argreduce(ctx, f, x, axes, naxes, keepdims);
   const frit_shape *s = ti_shape(ctx, x);
   if (naxes > 0 && !axes) return TI_FAIL1(ctx, name, x, "%d axes given but the axes array is NULL", naxes);

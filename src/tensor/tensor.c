@@ -42,6 +42,12 @@ frit_dtype frit_promote(frit_dtype a, frit_dtype b) {
   if (a == b) return a;
   if (a == FRIT_BOOL) return b;
   if (b == FRIT_BOOL) return a;
+  if (frit_dtype_is_complex(a) || frit_dtype_is_complex(b)) {
+    /* numpy: the complex whose parts hold the promotion of the real parts (NEP 50 for arrays:
+     * c64 with f64 or i32/i64 gives c128) */
+    frit_dtype r = frit_promote(frit_dtype_real_part(a), frit_dtype_real_part(b));
+    return frit_dtype_kind(r) == FRIT_F64 ? FRIT_C128 : FRIT_C64;
+  }
   bool fa = frit_dtype_is_float(a), fb = frit_dtype_is_float(b);
   if (fa && fb) {
     int ba = frit_dtype_bits(a), bb = frit_dtype_bits(b);
