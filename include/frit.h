@@ -545,6 +545,21 @@ frit_status frit_indices(frit_ctx *ctx, int ndim, frit_uop *const *dims, frit_te
 /* ================= programs (compile and run) ================= */
 typedef struct frit_program frit_program;
 
+/* ---------- autodiff (src/autodiff, docs/autodiff.md) ----------
+ * Reverse mode as a graph transform: the gradients are new tensor nodes owned by ctx, built from
+ * the same ops as any program (so they compile, fuse, and differentiate again).
+ * frit_vjp: grads[i] = the gradient of sum(out * seed) with respect to wrt[i], of wrt[i]'s shape
+ * and dtype. seed is broadcast to out's shape and cast to its dtype; NULL means ones. out and
+ * every wrt must be real float tensors; wrt may be inputs or any intermediate tensor. An input
+ * that out does not depend on gets zeros. Fails (naming the op) where a gradient is not
+ * defined or not implemented: complex intermediates, explicit kernels and host loops. */
+frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwrt, frit_tensor *const *wrt,
+                     frit_tensor **grads);
+/* frit_vjp of a 0-d out with seed 1: the gradient of a scalar. */
+frit_status frit_grad(frit_ctx *ctx, frit_tensor *out, int nwrt, frit_tensor *const *wrt, frit_tensor **grads);
+/* x's value, through which no gradient flows (an identity once compiled). */
+frit_tensor *frit_stop_gradient(frit_ctx *ctx, frit_tensor *x);
+
 typedef struct frit_compile_opts {
   const char *cc;        /* C compiler; NULL: $FRIT_CC or "cc" */
   const char *cflags;    /* NULL: $FRIT_CFLAGS or "-O3 -march=native -fno-math-errno ..." */

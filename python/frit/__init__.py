@@ -47,3 +47,4 @@ for _name in ("sort", "argsort", "searchsorted", "nonzero", "flatnonzero", "argw
 for _name in _CREATION:  # the array API's device= keyword
     globals()[_name] = _with_device(globals()[_name])
 del _name
+from ._autodiff import grad, value_and_grad, vjp, jvp, stop_gradient  # noqa: E402,F401

@@ -135,6 +135,8 @@ _PROTOS = {
     "frit_rand_int": (_p, [_p, C.c_uint64, C.c_uint32, C.c_int, _i64p, C.c_int64, C.c_int64]),
     "frit_ufunc_name": (C.c_char_p, [C.c_int]), "frit_bfunc_name": (C.c_char_p, [C.c_int]),
     "frit_unary_t": (_p, [_p, C.c_int, _p]), "frit_binary_t": (_p, [_p, C.c_int, _p, _p]),
+    "frit_vjp": (C.c_int, [_p, _p, _p, C.c_int, C.POINTER(_p), C.POINTER(_p)]),
+    "frit_stop_gradient": (_p, [_p, _p]),
     "frit_where": (_p, [_p, _p, _p, _p]), "frit_clip": (_p, [_p, _p, _p, _p]),
     "frit_astype": (_p, [_p, _p, C.c_uint32]), "frit_promote": (C.c_uint32, [C.c_uint32, C.c_uint32]),
     "frit_reshape": (_p, [_p, _p, C.c_int, _i64p]),

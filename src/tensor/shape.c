@@ -196,7 +196,7 @@ bool ti_ok(frit_ctx *ctx, const char *op, frit_tensor *const *ts, int n) {
 
 /* Sources that are tensors (the rest are i64 dim expressions, or the KERNEL/LOOP an AFTER
  * follows, which have no shape). */
-static bool is_tensor_src(const frit_uop *u, uint32_t i) {
+bool frit_is_tensor_src(const frit_uop *u, uint32_t i) {
   frit_op op = (frit_op)u->op;
   if (op == FRIT_OP_AFTER) return i == 0 && !frit_dtype_is_ptr(u->dtype);
   if (op == FRIT_OP_GATHER) return i < 2;
@@ -244,7 +244,7 @@ static bool axes_arg_ok(const frit_uop *u, int ndim, bool perm) {
 
 /* Shape of one node whose tensor sources already have shapes. */
 static frit_shape *infer(frit_ctx *ctx, frit_uop *u) {
-  const frit_shape *x = u->nsrc && is_tensor_src(u, 0) ? u->src[0]->shape : NULL;
+  const frit_shape *x = u->nsrc && frit_is_tensor_src(u, 0) ? u->src[0]->shape : NULL;
   frit_shape *s;
   int n;
   if (frit_dtype_lanes(u->dtype) != 1 || frit_dtype_is_ptr(u->dtype) || frit_dtype_kind(u->dtype) == FRIT_VOID)
@@ -400,7 +400,7 @@ const frit_shape *frit_shape_of(frit_ctx *ctx, frit_uop *u) {
   }
   if (u->shape) return u->shape;
   bool ready = true; /* the usual case: the frontend built the sources first */
-  for (uint32_t i = 0; i < u->nsrc && ready; i++) ready = !is_tensor_src(u, i) || u->src[i]->shape;
+  for (uint32_t i = 0; i < u->nsrc && ready; i++) ready = !frit_is_tensor_src(u, i) || u->src[i]->shape;
   if (ready) return u->shape = infer(ctx, u);
   /* Iterative post-order over tensor-source edges: graphs may be deep. */
   size_t cap = 64, sp = 0;
@@ -418,7 +418,7 @@ const frit_shape *frit_shape_of(frit_ctx *ctx, frit_uop *u) {
     }
     frit_uop *missing = NULL;
     for (uint32_t i = 0; i < t->nsrc && !missing; i++)
-      if (is_tensor_src(t, i) && !t->src[i]->shape) missing = t->src[i];
+      if (frit_is_tensor_src(t, i) && !t->src[i]->shape) missing = t->src[i];
     if (missing) {
       if (sp == cap) {
         frit_uop **g = realloc(stack, 2 * cap * sizeof *stack);

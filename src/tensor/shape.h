@@ -15,6 +15,9 @@ typedef struct frit_shape {
 const frit_shape *frit_shape_of(frit_ctx *ctx, frit_uop *u);
 /* The value of a static dim, or -1 when it is symbolic. */
 int64_t frit_dim_value(const frit_uop *dim);
+/* Whether source i of tensor-level node u is a tensor operand (not a dim or a kernel body):
+ * the edges along which shapes, and gradients, flow. */
+bool frit_is_tensor_src(const frit_uop *u, uint32_t i);
 /* Product of the dims as an i64 node (simplified). */
 frit_uop *frit_shape_numel(frit_ctx *ctx, const frit_shape *s);
 

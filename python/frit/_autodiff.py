@@ -1,0 +1,227 @@
+"""frit.grad, value_and_grad, vjp, jvp and stop_gradient: reverse-mode autodiff of frit functions.
+
+The function is traced as frit.jit traces it (so its whole graph is known, never cut by eager
+realisation), the C library's frit_vjp adds the gradient graph to the trace, and the forward and
+backward passes compile to one program, cached per signature like any jitted function. Called
+while tracing (inside frit.jit or another grad), they trace through. See docs/autodiff.md.
+"""
+import ctypes as C
+import functools
+
+import numpy as np
+
+from . import _array as A
+from . import _lib as L
+from ._errors import FritError, FritTypeError
+from ._jit import jit, _flatten, _unflatten
+
+_p = C.c_void_p
+_vjp = L.fn["frit_vjp"]
+_stop = L.fn["frit_stop_gradient"]
+_Array = A.Array
+
+
+def _b_vjp(ctx, ts, i, nwrt, has_seed):
+    """Gradient i of ts[0] (seeded by ts[1] when has_seed) with respect to the last nwrt tensors."""
+    wrt = (_p * nwrt)(*ts[len(ts) - nwrt:])
+    grads = (_p * nwrt)()
+    if _vjp(ctx, ts[0], ts[1] if has_seed else None, nwrt, wrt, grads) != 0:
+        return None
+    return grads[i]
+
+
+def _b_stop(ctx, ts):
+    return _stop(ctx, ts[0])
+
+
+def stop_gradient(x):
+    """x's value, with no gradient flowing through it (an identity once compiled)."""
+    x = x if isinstance(x, _Array) else A.asarray(x)
+    return A.apply(_b_stop, [x])
+
+
+def _describe(a):
+    return "shape %s %s" % (tuple(a.shape), a.dtype)
+
+
+def _argnums(argnums, nargs, who):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    if not nums:
+        raise FritTypeError("%s: argnums is empty" % who)
+    for k in nums:
+        if not isinstance(k, int) or not -nargs <= k < nargs:
+            raise FritTypeError("%s: argnums %r out of range for a call with %d positional "
+                                "arguments" % (who, k, nargs))
+    return single, tuple(k % nargs for k in nums)
+
+
+def _float_leaves(x, who, what):
+    """The array leaves of a pytree (a treedef to rebuild it); every leaf a real float array."""
+    leaves = []
+    tree = _flatten(x, leaves)
+    for j, a in enumerate(leaves):
+        if not isinstance(a, _Array):
+            a = leaves[j] = A.asarray(a)
+        if a.dtype.kind != "f":
+            raise FritTypeError("%s: %s has %s; gradients are defined for real float arrays "
+                                "(convert with astype)" % (who, what, _describe(a)))
+    return tree, leaves
+
+
+def _as_float_arg(x):
+    """Python floats become float64 0-d arrays, so that they can be differentiated."""
+    return np.asarray(x, np.float64) if type(x) is float else x
+
+
+def _vjp_of(out, seed, leaves):
+    """The gradients of sum(out * seed) (seed None: out is 0-d) with respect to leaves."""
+    ops = [out] + ([seed] if seed is not None else []) + leaves
+    n = len(leaves)
+    return [A.apply(_b_vjp, ops, (i, n, seed is not None)) for i in range(n)]
+
+
+def _check_scalar(out, who):
+    if not isinstance(out, _Array):
+        try:
+            out = A.asarray(out)
+        except Exception:
+            raise FritTypeError("%s: the function must return a scalar float array, got %s"
+                                % (who, type(out).__name__)) from None
+    if out.ndim != 0 or out.dtype.kind != "f":
+        raise FritTypeError("%s: the function must return a scalar (0-d) real float array, got %s"
+                            % (who, _describe(out)))
+    return out
+
+
+def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
+    single, nums = _argnums(argnums, len(args), who)
+    per_arg = [_float_leaves(args[k], who, "argument %d" % k) for k in nums]
+    args = list(args)
+    for k, (tree, leaves) in zip(nums, per_arg):
+        args[k] = _unflatten(tree, iter(leaves))
+    res = fun(*args, **kwargs)
+    if has_aux:
+        if not (isinstance(res, (tuple, list)) and len(res) == 2):
+            raise FritTypeError("%s: has_aux=True needs the function to return a pair (output, aux)"
+                                % who)
+        res, aux = res
+    out = _check_scalar(res, who)
+    flat = [a for _, leaves in per_arg for a in leaves]
+    g = iter(_vjp_of(out, None, flat))
+    grads = tuple(_unflatten(tree, g) for tree, _ in per_arg)
+    grads = grads[0] if single else grads
+    if with_value:
+        return ((out, aux) if has_aux else out), grads
+    return (grads, aux) if has_aux else grads
+
+
+def _differentiable(fun, argnums, has_aux, with_value, who):
+    traced = jit(lambda *a, **k: _grad_trace(fun, argnums, has_aux, with_value, who, a, k))
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        _, nums = _argnums(argnums, len(args), who)
+        args = tuple(_as_float_arg(a) if i in nums else a for i, a in enumerate(args))
+        return traced(*args, **kwargs)
+
+    wrapper.jitted = traced
+    return wrapper
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of fun (which returns a 0-d float array) with respect to positional
+    argument(s) argnums, each a float array or a pytree of them: a function of the same arguments
+    returning gradients of the same structure (a tuple when argnums is a tuple). has_aux: fun
+    returns (output, aux) and the function returns (gradients, aux)."""
+    return _differentiable(fun, argnums, has_aux, False, "grad")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """Like grad, returning (fun's output, gradients); with has_aux ((output, aux), gradients).
+    Forward and backward pass are one compiled program."""
+    return _differentiable(fun, argnums, has_aux, True, "value_and_grad")
+
+
+def _vjp_trace(fun, has_aux, primals, cotangent):
+    trees = [_float_leaves(p, "vjp", "primal %d" % i) for i, p in enumerate(primals)]
+    args = [_unflatten(t, iter(ls)) for t, ls in trees]
+    res = fun(*args)
+    if has_aux:
+        res = res[0]
+    outs, cts = [], []
+    tree_o = _flatten(res, outs)
+    tree_c = _flatten(cotangent, cts)
+    if tree_o != tree_c or len(outs) != len(cts):
+        raise FritTypeError("vjp: the cotangent's structure does not match the output's")
+    flat = [a for _, ls in trees for a in ls]
+    total = None
+    for o, c in zip(outs, cts):
+        o = o if isinstance(o, _Array) else A.asarray(o)
+        c = c if isinstance(c, _Array) else A.asarray(c)
+        if o.dtype.kind != "f":
+            raise FritTypeError("vjp: output has %s; gradients are defined for real float arrays"
+                                % _describe(o))
+        if c.shape != o.shape and None not in c.shape + o.shape:
+            raise FritTypeError("vjp: cotangent of %s for an output of %s" % (_describe(c), _describe(o)))
+        gs = _vjp_of(o, c, flat)
+        total = gs if total is None else [a + b for a, b in zip(total, gs)]
+    it = iter(total)
+    return tuple(_unflatten(t, it) for t, _ in trees)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), vjp_fn[, aux]): vjp_fn(cotangent) returns the gradients of
+    sum(output * cotangent) with respect to each primal, as a tuple. vjp_fn runs forward and
+    backward again as one compiled program (frit keeps no residuals between calls)."""
+    primals = tuple(_as_float_arg(p) for p in primals)
+    res = jit(fun)(*primals)
+    out, aux = (res[0], res[1]) if has_aux else (res, None)
+    back = jit(lambda ps, ct: _vjp_trace(fun, has_aux, ps, ct))
+
+    def vjp_fn(cotangent):
+        return back(primals, cotangent)
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _jvp_trace(fun, primals, tangents, u):
+    trees = [_float_leaves(p, "jvp", "primal %d" % i) for i, p in enumerate(primals)]
+    flat = [a for _, ls in trees for a in ls]
+    tans = []
+    tree_t = tuple(_flatten(t, tans) for t in tangents)
+    if tree_t != tuple(t for t, _ in trees):
+        raise FritTypeError("jvp: the tangents' structure does not match the primals'")
+    out = fun(*[_unflatten(t, iter(ls)) for t, ls in trees])
+    if not isinstance(out, _Array) or out.dtype.kind != "f":
+        raise FritTypeError("jvp: the function must return one real float array")
+    # J v as the transpose of the (linear) vjp: the gradient with respect to u of <vjp(u), v>
+    back = _vjp_of(out, u, flat)
+    total = None
+    for b, t in zip(back, tans):
+        t = t if isinstance(t, _Array) else A.asarray(t)
+        if b.dtype.kind != "f" or (b.shape != t.shape and None not in b.shape + t.shape):
+            raise FritTypeError("jvp: tangent of %s for a primal of %s" % (_describe(t), _describe(b)))
+        (g,) = _vjp_of(b, t.astype(b.dtype), [u])
+        total = g if total is None else total + g
+    return total
+
+
+def jvp(fun, primals, tangents):
+    """(fun(*primals), J tangents): the forward-mode derivative of a function returning one float
+    array, in the direction tangents (same structure as primals). Computed as the transpose of
+    the reverse-mode product, so it costs a forward and a backward pass."""
+    primals = tuple(_as_float_arg(p) for p in primals)
+    tangents = tuple(_as_float_arg(t) for t in tangents)
+    if len(primals) != len(tangents):
+        raise FritTypeError("jvp: %d primals but %d tangents" % (len(primals), len(tangents)))
+    out = jit(fun)(*primals)
+    if not isinstance(out, _Array) or out.dtype.kind != "f":
+        raise FritTypeError("jvp: the function must return one real float array")
+    u = np.zeros(out.shape, out.dtype.storage) if out._n.np is not None or not out._n.abstract \
+        else None
+    if u is None:  # called while tracing: the output's shape is symbolic
+        raise FritError("jvp: not supported inside frit.jit or grad yet (the cotangent placeholder "
+                        "needs the output's concrete shape)")
+    tan = jit(_jvp_trace, static_argnums=(0,))(fun, primals, tangents, u)
+    return out, tan

@@ -1,0 +1,173 @@
+/* frit_vjp / frit_grad: reverse-mode autodiff as a graph transform. The gradient is more tensor
+ * nodes in the same context, so it compiles, fuses and differentiates again like any program. */
+#include "autodiff/autodiff.h"
+#include "ir/walk.h"
+
+/* Position of node id in the topologically (= id) sorted walk, or -1. */
+static long position(frit_uop *const *order, size_t n, uint32_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (order[mid]->id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && order[lo]->id == id ? (long)lo : -1;
+}
+
+/* Whether the cotangent flows along source i of u: tensor sources except the selector of a
+ * WHERE and the indices of GATHER and SCATTER. */
+static bool carries_edge(const frit_uop *u, uint32_t i) {
+  if (!frit_is_tensor_src(u, i)) return false;
+  if (u->op == FRIT_OP_WHERE) return i != 0;
+  if (u->op == FRIT_OP_GATHER || u->op == FRIT_OP_SCATTER) return i != 1;
+  return true;
+}
+
+static bool same_shape(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
+  const frit_shape *sa = ti_shape(ctx, a), *sb = ti_shape(ctx, b);
+  if (sa->ndim != sb->ndim) return false;
+  for (int i = 0; i < sa->ndim; i++)
+    if (!ti_dim_eq(sa->dims[i], sb->dims[i])) return false;
+  return true;
+}
+
+typedef struct grad_walk {
+  frit_uop **order;
+  size_t n;
+  bool *needs;        /* a float value on a path from some wrt to the output */
+  frit_tensor **cot;  /* accumulated cotangent per node (NULL: none yet) */
+} grad_walk;
+
+static void walk_free(grad_walk *w) {
+  free(w->order), free(w->needs), free(w->cot);
+}
+
+static bool accumulate(frit_ctx *ctx, grad_walk *w, frit_uop *src, frit_tensor *c) {
+  long k = position(w->order, w->n, src->id);
+  FRIT_ASSERT(k >= 0 && c && TI_U(c)->dtype == src->dtype);
+  FRIT_ASSERT(same_shape(ctx, c, TI_T(src)));
+  w->cot[k] = w->cot[k] ? ti_alu2(ctx, FRIT_OP_ADD, w->cot[k], c) : c;
+  return w->cot[k] != NULL;
+}
+
+static frit_status check_float(frit_ctx *ctx, const char *what, int i, frit_tensor *t) {
+  char db[32];
+  frit_dtype dt = frit_tensor_dtype(t);
+  if (frit_dtype_is_float(dt)) return FRIT_OK;
+  if (i < 0)
+    ti_fail(ctx, "grad", (frit_tensor *const[]){t}, 1, "%s has dtype %s: gradients are defined for real float tensors",
+            what, frit_dtype_name(dt, db, sizeof db));
+  else
+    ti_fail(ctx, "grad", (frit_tensor *const[]){t}, 1, "%s[%d] has dtype %s: gradients are defined for real float tensors",
+            what, i, frit_dtype_name(dt, db, sizeof db));
+  return ctx->status;
+}
+
+frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwrt, frit_tensor *const *wrt,
+                     frit_tensor **grads) {
+  if (!ctx) return FRIT_ERR_INVALID;
+  if (!out || nwrt < 0 || (nwrt > 0 && (!wrt || !grads))) {
+    ti_fail(ctx, "grad", NULL, 0, "needs an output tensor and %d input tensors with room for their gradients", nwrt);
+    return ctx->status;
+  }
+  for (int i = 0; i < nwrt; i++) {
+    grads[i] = NULL;
+    if (!wrt[i]) return ti_fail(ctx, "grad", NULL, 0, "wrt[%d] is NULL", i), ctx->status;
+    if (!frit_shape_of(ctx, TI_U(wrt[i]))) return ctx->status;
+    if (check_float(ctx, "wrt", i, wrt[i]) != FRIT_OK) return ctx->status;
+  }
+  if (!frit_shape_of(ctx, TI_U(out)) || check_float(ctx, "the output", -1, out) != FRIT_OK) return ctx->status;
+  const frit_shape *so = ti_shape(ctx, out);
+  frit_tensor *g = seed ? ti_broadcast(ctx, "grad", ti_cast(ctx, seed, frit_tensor_dtype(out)), so->ndim, so->dims)
+                        : ti_const_f(ctx, frit_tensor_dtype(out), 1, out);
+  if (!g) return ctx->status;
+
+  grad_walk w = {0};
+  w.order = frit_walk_topo(TI_U(out), &w.n);
+  w.needs = w.order ? calloc(w.n, sizeof *w.needs) : NULL;
+  w.cot = w.order ? calloc(w.n, sizeof *w.cot) : NULL;
+  if (!w.order || !w.needs || !w.cot) {
+    walk_free(&w);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "grad: out of memory");
+  }
+  for (int i = 0; i < nwrt; i++) {
+    long k = position(w.order, w.n, TI_U(wrt[i])->id);
+    if (k >= 0) w.needs[k] = true;
+  }
+  /* forward: which values lie on a path from a wrt. dep follows every edge; needs only the ones
+   * a cotangent flows along, except that a value written by an explicit kernel or a host loop
+   * (AFTER) that depends on a wrt in any way needs one, so that its rule refuses it: depending
+   * on a wrt must never give a silent zero. */
+  bool *dep = calloc(w.n, sizeof *dep);
+  if (!dep) {
+    walk_free(&w);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "grad: out of memory");
+  }
+  for (size_t k = 0; k < w.n; k++) {
+    frit_uop *u = w.order[k];
+    dep[k] = w.needs[k];
+    bool edge_needs = false;
+    for (uint32_t i = 0; i < u->nsrc; i++) {
+      long s = position(w.order, w.n, u->src[i]->id);
+      FRIT_ASSERT(s >= 0 && (size_t)s < k);
+      dep[k] |= dep[s];
+      edge_needs |= carries_edge(u, i) && w.needs[s];
+    }
+    if (ad_dtype_carries(u->dtype)) w.needs[k] |= u->op == FRIT_OP_AFTER ? dep[k] : edge_needs;
+  }
+  free(dep);
+  frit_status st = FRIT_OK;
+  w.cot[w.n - 1] = g;
+  for (size_t k = w.n; k-- > 0 && st == FRIT_OK;) {
+    frit_uop *u = w.order[k];
+    if (!w.needs[k] || !w.cot[k]) continue;
+    bool want[4] = {false, false, false, false};
+    frit_tensor *contrib[4] = {NULL, NULL, NULL, NULL};
+    bool any = false;
+    for (uint32_t i = 0; i < u->nsrc && i < 4; i++) {
+      long s = carries_edge(u, i) ? position(w.order, w.n, u->src[i]->id) : -1;
+      want[i] = s >= 0 && w.needs[s] && ad_dtype_carries(u->src[i]->dtype);
+      any |= want[i];
+    }
+    if (u->op == FRIT_OP_AFTER) any = true; /* the rule refuses it */
+    if (!any) continue;
+    if (!frit_vjp_rule(ctx, u, w.cot[k], want, contrib)) {
+      st = ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
+      break;
+    }
+    for (uint32_t i = 0; i < u->nsrc && i < 4; i++)
+      if (want[i] && contrib[i] && !accumulate(ctx, &w, u->src[i], contrib[i])) {
+        st = ctx->status;
+        break;
+      }
+  }
+  for (int i = 0; i < nwrt && st == FRIT_OK; i++) {
+    long k = position(w.order, w.n, TI_U(wrt[i])->id);
+    /* an input the output does not depend on gets zeros (documented) */
+    grads[i] = k >= 0 && w.cot[k] ? w.cot[k] : ti_const_f(ctx, frit_tensor_dtype(wrt[i]), 0, wrt[i]);
+    if (!grads[i]) st = ctx->status;
+  }
+  walk_free(&w);
+  return st;
+}
+
+frit_status frit_grad(frit_ctx *ctx, frit_tensor *out, int nwrt, frit_tensor *const *wrt, frit_tensor **grads) {
+  if (!ctx) return FRIT_ERR_INVALID;
+  if (out && frit_shape_of(ctx, TI_U(out)) && ti_shape(ctx, out)->ndim != 0) {
+    ti_fail(ctx, "grad", (frit_tensor *const[]){out}, 1,
+            "the output must be a scalar (0-d); use frit_vjp with a seed for other shapes");
+    return ctx->status;
+  }
+  return frit_vjp(ctx, out, NULL, nwrt, wrt, grads);
+}
+
+frit_tensor *frit_stop_gradient(frit_ctx *ctx, frit_tensor *x) {
+  if (!ctx) return NULL;
+  if (!x) return ti_fail(ctx, "stop_gradient", NULL, 0, "x is NULL");
+  if (!frit_shape_of(ctx, TI_U(x))) return NULL;
+  frit_arg a = frit_arg_none();
+  a.i0 = AD_CAST_STOP_GRADIENT;
+  frit_uop *u = TI_U(x);
+  frit_uop *r = frit_uop_new(ctx, FRIT_OP_CAST, u->dtype, &u, 1, &a);
+  return r && frit_shape_of(ctx, r) ? TI_T(r) : NULL;
+}
