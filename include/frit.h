@@ -557,6 +557,16 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
                      frit_tensor **grads);
 /* frit_vjp of a 0-d out with seed 1: the gradient of a scalar. */
 frit_status frit_grad(frit_ctx *ctx, frit_tensor *out, int nwrt, frit_tensor *const *wrt, frit_tensor **grads);
+/* A gradient rule for a tensor, used by frit_vjp instead of differentiating the graph that
+ * computes it (an explicit kernel has no graph to differentiate; a formula may be cheaper or
+ * more stable). Given out's cotangent g (out's shape and dtype), the rule sets grads[i] to the
+ * cotangent of ins[i] (ins[i]'s shape and dtype) or NULL for zero, and returns FRIT_OK or an
+ * error left in ctx. params (copied, at most 4) are passed back to it. Attaching a rule to the
+ * same node again replaces the earlier one; nin 0 makes out a constant for frit_vjp. */
+typedef frit_status (*frit_vjp_rule)(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g,
+                                     int nin, frit_tensor *const *ins, frit_tensor **grads);
+frit_status frit_set_vjp(frit_ctx *ctx, frit_tensor *out, int nin, frit_tensor *const *ins, frit_vjp_rule rule,
+                         const int64_t *params, int nparams);
 /* x's value, through which no gradient flows (an identity once compiled). */
 frit_tensor *frit_stop_gradient(frit_ctx *ctx, frit_tensor *x);
 

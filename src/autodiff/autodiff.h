@@ -9,7 +9,7 @@
  * tensor source i with want[i], out[i] receives its contribution (source i's shape and dtype) or
  * NULL when the derivative along that edge is zero (or the source is not differentiable).
  * False with an error in ctx when u's op has no gradient (naming op and dtypes). */
-bool frit_vjp_rule(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out);
+bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out);
 
 /* stop_gradient is a CAST to x's own dtype marked by this arg.i0: an identity the simplifier
  * removes when kernels are built, but a distinct node (hash-consing keys on arg) whose rule

@@ -63,6 +63,36 @@ static frit_status check_float(frit_ctx *ctx, const char *what, int i, frit_tens
   return ctx->status;
 }
 
+/* Applies the rule attached to u (frit_set_vjp), if any: true when there is one (*st tells how
+ * it went). */
+static bool custom_rule(frit_ctx *ctx, grad_walk *w, frit_uop *u, frit_tensor *g, frit_status *st) {
+  frit_vjp_rule rule;
+  int nin;
+  frit_tensor *const *ins;
+  const int64_t *params;
+  if (!ti_vjp_lookup(ctx, u, &rule, &nin, &ins, &params)) return false;
+  frit_tensor *grads[4] = {NULL, NULL, NULL, NULL};
+  *st = rule(ctx, params, TI_T(u), g, nin, ins, grads);
+  if (*st != FRIT_OK) {
+    if (ctx->status == FRIT_OK) ti_fail(ctx, "grad", NULL, 0, "a gradient rule failed without a message");
+    *st = ctx->status;
+    return true;
+  }
+  for (int i = 0; i < nin && *st == FRIT_OK; i++) {
+    long s = position(w->order, w->n, TI_U(ins[i])->id);
+    if (s < 0 || !w->needs[s] || !grads[i]) continue;
+    if (TI_U(grads[i])->dtype != TI_U(ins[i])->dtype || !same_shape(ctx, grads[i], ins[i])) {
+      char db[32];
+      ti_fail(ctx, "grad", (frit_tensor *const[]){grads[i], ins[i]}, 2,
+              "the gradient rule of a %s node gave input %d a cotangent of another shape or dtype",
+              frit_dtype_name(u->dtype, db, sizeof db), i);
+      *st = ctx->status;
+    } else if (!accumulate(ctx, w, TI_U(ins[i]), grads[i]))
+      *st = ctx->status;
+  }
+  return true;
+}
+
 frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwrt, frit_tensor *const *wrt,
                      frit_tensor **grads) {
   if (!ctx) return FRIT_ERR_INVALID;
@@ -106,14 +136,43 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
   for (size_t k = 0; k < w.n; k++) {
     frit_uop *u = w.order[k];
     dep[k] = w.needs[k];
-    bool edge_needs = false;
+    frit_vjp_rule rule;
+    int nin;
+    frit_tensor *const *ins;
+    const int64_t *params;
+    if (ti_vjp_lookup(ctx, u, &rule, &nin, &ins, &params)) { /* the rule's inputs are its sources */
+      bool unreached = false;
+      for (int i = 0; i < nin; i++) {
+        long s = position(w.order, w.n, TI_U(ins[i])->id);
+        unreached |= s < 0;
+        if (s >= 0 && w.needs[s] && ad_dtype_carries(u->dtype)) w.needs[k] = true;
+      }
+      for (uint32_t i = 0; i < u->nsrc; i++) dep[k] |= dep[position(w.order, w.n, u->src[i]->id)];
+      if (unreached && dep[k] && !w.needs[k]) { /* a rule that would drop a dependence */
+        free(dep);
+        walk_free(&w);
+        ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1,
+                "internal: an input of the gradient rule of %s is not part of the graph", frit_op_name((frit_op)u->op));
+        return ctx->status;
+      }
+      dep[k] = dep[k] || w.needs[k];
+      continue;
+    }
+    bool edge_needs = false, bits_need = false;
     for (uint32_t i = 0; i < u->nsrc; i++) {
       long s = position(w.order, w.n, u->src[i]->id);
       FRIT_ASSERT(s >= 0 && (size_t)s < k);
       dep[k] |= dep[s];
-      edge_needs |= carries_edge(u, i) && w.needs[s];
+      bool carried = carries_edge(u, i) && w.needs[s];
+      edge_needs |= carried;
+      bits_need |= carried && (u->op == FRIT_OP_BITCAST || !ad_dtype_carries(u->src[i]->dtype));
     }
-    if (ad_dtype_carries(u->dtype)) w.needs[k] |= u->op == FRIT_OP_AFTER ? dep[k] : edge_needs;
+    if (ad_dtype_carries(u->dtype))
+      w.needs[k] |= u->op == FRIT_OP_AFTER ? dep[k] : edge_needs;
+    else if (u->op != FRIT_OP_CAST)
+      /* the bits of a differentiated value, and integer ops on them: a float made of them again
+       * (BITCAST) needs a gradient rule, never a silent zero */
+      w.needs[k] |= bits_need;
   }
   free(dep);
   frit_status st = FRIT_OK;
@@ -121,6 +180,7 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
   for (size_t k = w.n; k-- > 0 && st == FRIT_OK;) {
     frit_uop *u = w.order[k];
     if (!w.needs[k] || !w.cot[k]) continue;
+    if (custom_rule(ctx, &w, u, w.cot[k], &st)) continue;
     bool want[4] = {false, false, false, false};
     frit_tensor *contrib[4] = {NULL, NULL, NULL, NULL};
     bool any = false;
@@ -129,9 +189,9 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
       want[i] = s >= 0 && w.needs[s] && ad_dtype_carries(u->src[i]->dtype);
       any |= want[i];
     }
-    if (u->op == FRIT_OP_AFTER) any = true; /* the rule refuses it */
+    if (u->op == FRIT_OP_AFTER || u->op == FRIT_OP_BITCAST) any = true; /* the rule refuses it */
     if (!any) continue;
-    if (!frit_vjp_rule(ctx, u, w.cot[k], want, contrib)) {
+    if (!ad_op_vjp(ctx, u, w.cot[k], want, contrib)) {
       st = ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
       break;
     }

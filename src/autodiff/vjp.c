@@ -243,7 +243,7 @@ static bool scatter_vjp(frit_ctx *ctx, frit_uop *node, frit_tensor *g, const boo
   return true; /* integer scatters carry no gradient */
 }
 
-bool frit_vjp_rule(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out) {
+bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out) {
   char db[32], db2[32];
   frit_tensor *x = u->nsrc ? src_t(u, 0) : NULL;
   const frit_shape *sx = x && frit_shape_of(ctx, TI_U(x)) ? ti_shape(ctx, x) : NULL;
@@ -256,7 +256,11 @@ bool frit_vjp_rule(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want,
     if (frit_dtype_is_float(u->src[0]->dtype) && frit_dtype_is_float(u->dtype)) out[0] = ti_cast(ctx, g, u->src[0]->dtype);
     return true; /* from or to an integer: no gradient */
   case FRIT_OP_CONTIGUOUS: out[0] = g; return true;
-  case FRIT_OP_BITCAST: return true;
+  case FRIT_OP_BITCAST:
+    ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1,
+            "the output depends on a differentiated input through its bits (BITCAST): an op built that "
+            "way needs a gradient rule (frit_set_vjp)");
+    return false;
   case FRIT_OP_RESHAPE: out[0] = ti_reshape(ctx, g, sx->ndim, sx->dims); return out[0] != NULL;
   case FRIT_OP_EXPAND: out[0] = unexpand(ctx, g, sx); return out[0] != NULL;
   case FRIT_OP_PERMUTE: {

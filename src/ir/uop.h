@@ -72,6 +72,8 @@ struct frit_ctx {
   char *strbuf;
   /* tensor frontend: frit_input numbers inputs in creation order (src/tensor) */
   int tensor_ninputs;
+  /* tensor frontend: gradient rules attached to nodes (src/tensor/custom_vjp.c) */
+  struct ti_vjp_table *vjp_rules;
 };
 
 /* Records an error in ctx (printf-style) and returns `st`. */

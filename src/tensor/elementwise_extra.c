@@ -2,6 +2,7 @@
  * logaddexp(2), nextafter, fmod, fmax, fmin as composites that stay accurate over the whole range
  * (no overflow in hypot/logaddexp, exact bit manipulation for copysign/nextafter/signbit). */
 #include "tensor/elementwise_extra.h"
+#include "tensor/grad_rules.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -220,10 +221,10 @@ frit_tensor *ti_binary_extra(frit_ctx *ctx, frit_bfunc f, frit_tensor *a, frit_t
   if (!ti_broadcast2(ctx, name, &a, &b)) return NULL;
   a = ti_cast(ctx, a, lt_), b = ti_cast(ctx, b, lt_);
   if (!a || !b) return NULL;
-  if (f == FRIT_BF_COPYSIGN) return copysign_(ctx, a, b);
+  if (f == FRIT_BF_COPYSIGN) return frit_dtype_is_float(lt_) ? tg_copysign(ctx, copysign_(ctx, a, b), a, b) : NULL;
   if (f == FRIT_BF_HYPOT) return hypot_(ctx, a, b);
   if (f == FRIT_BF_LOGADDEXP || f == FRIT_BF_LOGADDEXP2) return logaddexp_(ctx, a, b, f == FRIT_BF_LOGADDEXP2);
-  if (f == FRIT_BF_NEXTAFTER) return nextafter_(ctx, a, b);
+  if (f == FRIT_BF_NEXTAFTER) return frit_dtype_is_float(lt_) ? tg_first(ctx, nextafter_(ctx, a, b), a, b) : NULL;
   if (f == FRIT_BF_FMOD) return fmod_(ctx, a, b);
   if (f == FRIT_BF_FMAX || f == FRIT_BF_FMIN) return fmaxmin_(ctx, a, b, f == FRIT_BF_FMAX);
   frit_tensor *ab[2] = {a, b};

@@ -1,6 +1,7 @@
 /* frit.linalg factorisations as explicit kernels, one point per matrix of the batch: LU with
  * partial pivoting (solve, inv, det, slogdet), Cholesky and Householder QR. Each is one named
  * frontend op (frit_linalg_*), so a later VJP can attach to it. */
+#include "tensor/grad_rules.h"
 #include "tensor/linalg_kb.h"
 
 frit_dtype lk_check(frit_ctx *ctx, const char *op, frit_tensor *x, bool square) {
@@ -174,7 +175,7 @@ static frit_tensor *solve_impl(frit_ctx *ctx, const char *op, frit_tensor *a, fr
   }
   kendif(&k);
   frit_tensor *ts[1] = {X};
-  return lk_end(&k, ts, 1) ? ts[0] : NULL;
+  return lk_end(&k, ts, 1) ? tg_solve(ctx, ts[0], a, b) : NULL;
 }
 
 frit_tensor *frit_linalg_solve(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
@@ -232,9 +233,9 @@ static frit_status det_impl(frit_ctx *ctx, const char *op, frit_tensor *a, bool 
   }
   frit_tensor *ts[2] = {o0, o1};
   if (!lk_end(&k, ts, 2)) return frit_last_status(ctx) != FRIT_OK ? frit_last_status(ctx) : FRIT_ERR_INVALID;
-  *out0 = ts[0];
-  if (out1) *out1 = ts[1];
-  return FRIT_OK;
+  *out0 = slog ? tg_constant(ctx, ts[0]) : tg_det(ctx, ts[0], a, false);
+  if (out1) *out1 = tg_det(ctx, ts[1], a, true);
+  return *out0 && (!out1 || *out1) ? FRIT_OK : frit_last_status(ctx);
 }
 
 frit_tensor *frit_linalg_det(frit_ctx *ctx, frit_tensor *a) {
@@ -297,7 +298,7 @@ frit_tensor *frit_linalg_cholesky(frit_ctx *ctx, frit_tensor *a, int upper) {
   kendfor(&k);
   kendfor(&k);
   frit_tensor *ts[1] = {L};
-  if (!lk_end(&k, ts, 1)) return NULL;
+  if (!lk_end(&k, ts, 1) || !tg_cholesky(ctx, ts[0], a)) return NULL;
   if (!upper) return ts[0];
   int perm[FRIT_MAX_DIMS];
   for (int q = 0; q < s->ndim; q++) perm[q] = q;

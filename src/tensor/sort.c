@@ -1,5 +1,6 @@
 /* Sorting and searching (frit_sort, frit_argsort, frit_searchsorted) as explicit kernels built
  * with the kernel builder: a stable LSD radix sort per row on order-preserving unsigned keys. */
+#include "tensor/grad_rules.h"
 #include "tensor/tensor_internal.h"
 
 /* Rows of at most this many elements are sorted by insertion (no count buffer): below this the
@@ -365,6 +366,8 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
   if (!keys || !vals) return NULL;
   frit_tensor *sorted = sort_rows(ctx, keys, vals);
   if (sorted && !arg) sorted = ti_cast(ctx, sorted, dt);
+  /* the rule sees the rows the kernel reads; the moves around them differentiate as a graph */
+  if (sorted && !arg && frit_dtype_is_float(dt)) sorted = tg_sort(ctx, sorted, rows, 1, descending);
   return sorted ? from_rows(ctx, sorted, x, perm) : NULL;
 }
 

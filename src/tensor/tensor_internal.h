@@ -111,6 +111,10 @@ frit_tensor *ti_const_i(frit_ctx *ctx, frit_dtype dt, int64_t v, frit_tensor *li
 /* i64 index tensor of shape `like`'s shape, counting along `axis` (0..dim-1), built from IOTA. */
 frit_tensor *ti_axis_index(frit_ctx *ctx, frit_tensor *like, int axis);
 
+/* The gradient rule attached to u by frit_set_vjp (custom_vjp.c): false when there is none. */
+bool ti_vjp_lookup(frit_ctx *ctx, const frit_uop *u, frit_vjp_rule *rule, int *nin, frit_tensor *const **ins,
+                   const int64_t **params);
+
 /* The frontend's inputs counter (see frit_input). */
 int ti_next_input(frit_ctx *ctx);
 

@@ -1,0 +1,133 @@
+/* Gradient rules (frit_set_vjp) of the ops built from explicit kernels, which have no graph for
+ * frit_vjp to differentiate: sort and the LU/Cholesky part of frit.linalg. Each rule is written
+ * with tensor ops, several of them (solve, inv) with rules of their own, so gradients of
+ * gradients work. Formulas: docs/autodiff.md. */
+#include "tensor/grad_rules.h"
+
+static frit_tensor *mT(frit_ctx *ctx, frit_tensor *x) {
+  int nd = ti_shape(ctx, x)->ndim, perm[FRIT_MAX_DIMS];
+  for (int i = 0; i < nd; i++) perm[i] = i;
+  perm[nd - 1] = nd - 2, perm[nd - 2] = nd - 1;
+  return ti_permute(ctx, x, perm);
+}
+static frit_tensor *mm(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) { return frit_matmul(ctx, a, b); }
+/* g of shape (...) as (..., 1, 1), so that it scales matrices. */
+static frit_tensor *as_scale(frit_ctx *ctx, frit_tensor *g) {
+  const frit_shape *s = ti_shape(ctx, g);
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < s->ndim; i++) d[i] = s->dims[i];
+  d[s->ndim] = d[s->ndim + 1] = ti_dim(ctx, 1);
+  return ti_reshape(ctx, g, s->ndim + 2, d);
+}
+static frit_status done(frit_ctx *ctx, frit_tensor *const *grads, int n) {
+  for (int i = 0; i < n; i++)
+    if (!grads[i]) return ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
+  return FRIT_OK;
+}
+
+/* X = A^-1 B: gB = A^-T G, gA = -gB X^T. */
+static frit_status solve_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                              frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *a = ti_cast(ctx, ins[0], dt);
+  frit_tensor *gb = frit_linalg_solve(ctx, mT(ctx, a), g);
+  grads[1] = ti_cast(ctx, gb, frit_tensor_dtype(ins[1]));
+  grads[0] = ti_cast(ctx, frit_unary_t(ctx, FRIT_UF_NEG, mm(ctx, gb, mT(ctx, out))), frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 2);
+}
+
+/* d det(A) = det(A) A^-T; d log|det(A)| = A^-T; the sign has no gradient. */
+static frit_status det_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                            frit_tensor *const *ins, frit_tensor **grads) {
+  (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *a = ti_cast(ctx, ins[0], dt);
+  frit_tensor *scale = params[0] ? g : frit_binary_t(ctx, FRIT_BF_MUL, g, out);
+  frit_tensor *ga = frit_binary_t(ctx, FRIT_BF_MUL, as_scale(ctx, scale), mT(ctx, frit_linalg_inv(ctx, a)));
+  grads[0] = ti_cast(ctx, ga, frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 1);
+}
+
+/* L = cholesky(A), reading A's lower triangle: with S = L^-T Phi(L^T G) L^-1 (Phi: the lower
+ * triangle, diagonal halved) and its symmetric part P = (S + S^T)/2, the lower triangle of A gets
+ * 2P below the diagonal and P on it (each entry there stands for itself and its mirror). */
+static frit_status cholesky_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                                 frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *ltg = mm(ctx, mT(ctx, out), g);
+  frit_tensor *half = ti_const_f(ctx, dt, 0.5, ltg);
+  frit_tensor *phi = frit_binary_t(ctx, FRIT_BF_SUB, frit_tril(ctx, ltg, 0),
+                                   frit_binary_t(ctx, FRIT_BF_MUL, half, frit_binary_t(ctx, FRIT_BF_SUB, frit_tril(ctx, ltg, 0), frit_tril(ctx, ltg, -1))));
+  frit_tensor *linv = frit_linalg_inv(ctx, out);
+  frit_tensor *s = mm(ctx, mT(ctx, linv), mm(ctx, phi, linv));
+  frit_tensor *p = frit_binary_t(ctx, FRIT_BF_MUL, half, frit_binary_t(ctx, FRIT_BF_ADD, s, mT(ctx, s)));
+  /* 2 tril(P, -1) + diag(P) = tril(P, 0) + tril(P, -1) */
+  frit_tensor *ga = frit_binary_t(ctx, FRIT_BF_ADD, frit_tril(ctx, p, 0), frit_tril(ctx, p, -1));
+  grads[0] = ti_cast(ctx, ga, frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 1);
+}
+
+/* Sorted values move each element to its rank: the cotangent moves back, read through the
+ * inverse permutation (the argsort of the argsort, both stable as the sort is). */
+static frit_status sort_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                             frit_tensor *const *ins, frit_tensor **grads) {
+  (void)out, (void)nin;
+  int axis = (int)params[0];
+  frit_tensor *rank = frit_argsort(ctx, frit_argsort(ctx, ins[0], axis, (int)params[1]), axis, 0);
+  grads[0] = frit_take_along_axis(ctx, g, rank, axis);
+  return done(ctx, grads, 1);
+}
+
+/* copysign(a, b) = +-a: a's cotangent is g, negated where the signs differ; b gets none. */
+static frit_status copysign_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                                 frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_tensor *same = frit_binary_t(ctx, FRIT_BF_EQ, frit_unary_t(ctx, FRIT_UF_SIGNBIT, out),
+                                    frit_unary_t(ctx, FRIT_UF_SIGNBIT, ins[0]));
+  grads[0] = same ? ti_where(ctx, same, g, ti_alu1(ctx, FRIT_OP_NEG, g)) : NULL;
+  return done(ctx, grads, 1);
+}
+
+/* An op that moves its first input by a step of no size (nextafter): slope 1 in it, 0 in the rest. */
+static frit_status first_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                              frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)out, (void)nin, (void)ins;
+  grads[0] = g;
+  return done(ctx, grads, 1);
+}
+
+static frit_status no_gradient(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                               frit_tensor *const *ins, frit_tensor **grads) {
+  (void)ctx, (void)params, (void)out, (void)g, (void)nin, (void)ins, (void)grads;
+  return FRIT_OK;
+}
+
+static frit_tensor *attach(frit_ctx *ctx, frit_tensor *out, int nin, frit_tensor *const *ins, frit_vjp_rule rule,
+                           const int64_t *params, int nparams) {
+  if (!out) return NULL;
+  for (int i = 0; i < nin; i++) /* the op returned an input as it is (a sort of one element) */
+    if (!ins[i] || TI_U(ins[i])->id >= TI_U(out)->id) return out;
+  return frit_set_vjp(ctx, out, nin, ins, rule, params, nparams) == FRIT_OK ? out : NULL;
+}
+
+frit_tensor *tg_solve(frit_ctx *ctx, frit_tensor *x, frit_tensor *a, frit_tensor *b) {
+  return attach(ctx, x, 2, (frit_tensor *const[]){a, b}, solve_rule, NULL, 0);
+}
+frit_tensor *tg_det(frit_ctx *ctx, frit_tensor *d, frit_tensor *a, bool log_abs) {
+  return attach(ctx, d, 1, &a, det_rule, (const int64_t[]){log_abs}, 1);
+}
+frit_tensor *tg_constant(frit_ctx *ctx, frit_tensor *t) { return attach(ctx, t, 0, NULL, no_gradient, NULL, 0); }
+frit_tensor *tg_cholesky(frit_ctx *ctx, frit_tensor *l, frit_tensor *a) {
+  return attach(ctx, l, 1, &a, cholesky_rule, NULL, 0);
+}
+frit_tensor *tg_sort(frit_ctx *ctx, frit_tensor *sorted, frit_tensor *x, int axis, int descending) {
+  return attach(ctx, sorted, 1, &x, sort_rule, (const int64_t[]){axis, descending}, 2);
+}
+frit_tensor *tg_copysign(frit_ctx *ctx, frit_tensor *r, frit_tensor *a, frit_tensor *b) {
+  return attach(ctx, r, 2, (frit_tensor *const[]){a, b}, copysign_rule, NULL, 0);
+}
+frit_tensor *tg_first(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *y) {
+  return attach(ctx, r, 2, (frit_tensor *const[]){x, y}, first_rule, NULL, 0);
+}

@@ -1,0 +1,16 @@
+/* Attaching the gradient rules of grad_rules.c to the results of ops built from explicit kernels;
+ * each returns its first argument (NULL on error). */
+#ifndef FRIT_TENSOR_GRAD_RULES_H
+#define FRIT_TENSOR_GRAD_RULES_H
+
+#include "tensor/composite.h"
+
+frit_tensor *tg_solve(frit_ctx *ctx, frit_tensor *x, frit_tensor *a, frit_tensor *b); /* x = a^-1 b */
+frit_tensor *tg_det(frit_ctx *ctx, frit_tensor *d, frit_tensor *a, bool log_abs);   /* det or log|det| */
+frit_tensor *tg_cholesky(frit_ctx *ctx, frit_tensor *l, frit_tensor *a);            /* lower l */
+frit_tensor *tg_sort(frit_ctx *ctx, frit_tensor *sorted, frit_tensor *x, int axis, int descending);
+frit_tensor *tg_copysign(frit_ctx *ctx, frit_tensor *r, frit_tensor *a, frit_tensor *b);
+frit_tensor *tg_first(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *y); /* nextafter */
+frit_tensor *tg_constant(frit_ctx *ctx, frit_tensor *t); /* no gradient (a sign, an index) */
+
+#endif
