@@ -1,0 +1,188 @@
+/* Tests of reverse-mode autodiff through the C API (frit_grad, frit_vjp, frit_set_vjp,
+ * frit_stop_gradient): a small network's gradients compiled and interpreted against central
+ * finite differences of the same loss evaluated by plain C here; a user gradient rule; grad of
+ * grad; and the errors (non-float, non-scalar, explicit kernels). */
+#include "check.h"
+#include "frit.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define D(...) ((const int64_t[]){__VA_ARGS__})
+enum { B = 5, I = 4, H = 6 };
+
+static double X[B * I], W[I * H], V[H];
+
+/* loss = mean over rows of (sum_h tanh((X W)_bh) V_h)^2, in plain C */
+static double loss_c(const double *w, const double *v) {
+  double total = 0;
+  for (int b = 0; b < B; b++) {
+    double r = 0;
+    for (int h = 0; h < H; h++) {
+      double z = 0;
+      for (int i = 0; i < I; i++) z += X[b * I + i] * w[i * H + h];
+      r += tanh(z) * v[h];
+    }
+    total += r * r;
+  }
+  return total / B;
+}
+
+static frit_tensor *loss_t(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *v) {
+  frit_tensor *h = frit_unary_t(ctx, FRIT_UF_TANH, frit_matmul(ctx, x, w));
+  frit_tensor *r = frit_matmul(ctx, h, v);
+  return frit_reduce(ctx, FRIT_RF_MEAN, frit_binary_t(ctx, FRIT_BF_MUL, r, r), NULL, FRIT_ALL_AXES, 0, 0);
+}
+
+static bool run(frit_ctx *ctx, frit_tensor *const *outs, int n, int interpret, void *const *out_bufs) {
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.interpret = interpret;
+  frit_program *p = frit_compile(ctx, outs, n, &o);
+  if (!p) {
+    fprintf(stderr, "compile: %s\n", frit_error(ctx));
+    CHECK(p != NULL);
+    return false;
+  }
+  void *ins[3];
+  for (int i = 0; i < frit_program_num_inputs(p); i++) {
+    const char *nm = frit_program_input_name(p, i);
+    ins[i] = nm[0] == 'x' ? (void *)X : nm[0] == 'w' ? (void *)W : (void *)V;
+  }
+  frit_status st = frit_program_run(p, ins, out_bufs, NULL, 0);
+  CHECK_EQ_INT(st, FRIT_OK);
+  return st == FRIT_OK;
+}
+
+static int count_bad(const double *got, const double *want, int n, double tol) {
+  int bad = 0;
+  for (int i = 0; i < n; i++)
+    if (!(fabs(got[i] - want[i]) <= tol * (1 + fabs(want[i])))) {
+      if (bad < 3) fprintf(stderr, "  [%d] got %.12g want %.12g\n", i, got[i], want[i]);
+      bad++;
+    }
+  return bad;
+}
+
+static void test_network(int interpret) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *x = frit_input(ctx, "x", FRIT_F64, 2, D(B, I));
+  frit_tensor *w = frit_input(ctx, "w", FRIT_F64, 2, D(I, H));
+  frit_tensor *v = frit_input(ctx, "v", FRIT_F64, 1, D(H));
+  frit_tensor *loss = loss_t(ctx, x, w, v), *grads[2];
+  CHECK_EQ_INT(frit_grad(ctx, loss, 2, (frit_tensor *const[]){w, v}, grads), FRIT_OK);
+  double gw[I * H], gv[H], l;
+  if (run(ctx, (frit_tensor *const[]){loss, grads[0], grads[1]}, 3, interpret, (void *[]){&l, gw, gv})) {
+    double fw[I * H], fv[H], w2[I * H], v2[H];
+    for (int k = 0; k < I * H; k++) {
+      memcpy(w2, W, sizeof W);
+      double e = 1e-6;
+      w2[k] += e;
+      double hi = loss_c(w2, V);
+      w2[k] -= 2 * e;
+      fw[k] = (hi - loss_c(w2, V)) / (2 * e);
+    }
+    for (int k = 0; k < H; k++) {
+      memcpy(v2, V, sizeof V);
+      double e = 1e-6;
+      v2[k] += e;
+      double hi = loss_c(W, v2);
+      v2[k] -= 2 * e;
+      fv[k] = (hi - loss_c(W, v2)) / (2 * e);
+    }
+    CHECK(fabs(l - loss_c(W, V)) < 1e-12);
+    CHECK_EQ_INT(count_bad(gw, fw, I * H, 1e-6), 0);
+    CHECK_EQ_INT(count_bad(gv, fv, H, 1e-6), 0);
+  }
+  frit_ctx_free(ctx);
+}
+
+/* A user rule: out = x * 3 computed as a graph, but the rule says the slope is 5 (a rule replaces
+ * the graph's own derivative). */
+static frit_status slope5(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                          frit_tensor *const *ins, frit_tensor **grads) {
+  (void)out, (void)nin, (void)ins;
+  CHECK_EQ_INT(params[0], 42);
+  grads[0] = frit_binary_t(ctx, FRIT_BF_MUL, g, frit_full(ctx, FRIT_F64, 0, NULL, 5.0));
+  return grads[0] ? FRIT_OK : FRIT_ERR_INVALID;
+}
+
+static void test_rule_stop_and_second_order(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *x = frit_input(ctx, "x", FRIT_F64, 1, D(3));
+  frit_tensor *y = frit_binary_t(ctx, FRIT_BF_MUL, x, frit_full(ctx, FRIT_F64, 0, NULL, 3.0));
+  CHECK_EQ_INT(frit_set_vjp(ctx, y, 1, &x, slope5, (const int64_t[]){42}, 1), FRIT_OK);
+  /* sum(y) + sum(stop_gradient(x) * x) + sum(x^3): gradient 5 + x + 3x^2 */
+  frit_tensor *x3 = frit_binary_t(ctx, FRIT_BF_MUL, x, frit_binary_t(ctx, FRIT_BF_MUL, x, x));
+  frit_tensor *parts[3] = {y, frit_binary_t(ctx, FRIT_BF_MUL, frit_stop_gradient(ctx, x), x), x3};
+  frit_tensor *total = NULL;
+  for (int i = 0; i < 3; i++) {
+    frit_tensor *s = frit_reduce(ctx, FRIT_RF_SUM, parts[i], NULL, FRIT_ALL_AXES, 0, 0);
+    total = total ? frit_binary_t(ctx, FRIT_BF_ADD, total, s) : s;
+  }
+  frit_tensor *g, *h;
+  CHECK_EQ_INT(frit_grad(ctx, total, 1, &x, &g), FRIT_OK);
+  /* second order: d/dx sum(g) = 6x (the rule's constant slope drops out, and the x in g that came
+   * through stop_gradient is itself stopped) */
+  frit_tensor *sg = frit_reduce(ctx, FRIT_RF_SUM, g, NULL, FRIT_ALL_AXES, 0, 0);
+  CHECK_EQ_INT(frit_grad(ctx, sg, 1, &x, &h), FRIT_OK);
+  frit_program *p = frit_compile(ctx, (frit_tensor *const[]){g, h}, 2, NULL);
+  CHECK(p != NULL);
+  if (p) {
+    double xv[3] = {0.5, -1.25, 2}, gv[3], hv[3];
+    CHECK_EQ_INT(frit_program_run(p, (void *[]){xv}, (void *[]){gv, hv}, NULL, 0), FRIT_OK);
+    for (int i = 0; i < 3; i++) {
+      CHECK(fabs(gv[i] - (5 + xv[i] + 3 * xv[i] * xv[i])) < 1e-12);
+      CHECK(fabs(hv[i] - 6 * xv[i]) < 1e-12);
+    }
+  }
+  frit_ctx_free(ctx);
+}
+
+#define CHECK_FAILS(ctx, expr, sub)                                                                \
+  do {                                                                                             \
+    frit_status st_ = (expr);                                                                      \
+    bool ok_ = st_ != FRIT_OK && strstr(frit_error(ctx), sub) != NULL;                             \
+    if (!ok_) fprintf(stderr, "error check: got \"%s\"\n", frit_error(ctx));                      \
+    CHECK(ok_);                                                                                    \
+    frit_clear_error(ctx);                                                                         \
+  } while (0)
+
+static void test_errors(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *x = frit_input(ctx, "x", FRIT_F32, 1, D(4)), *n = frit_input(ctx, "n", FRIT_I32, 1, D(4));
+  frit_tensor *g = NULL;
+  frit_tensor *s = frit_reduce(ctx, FRIT_RF_SUM, x, NULL, FRIT_ALL_AXES, 0, 0);
+  CHECK_FAILS(ctx, frit_grad(ctx, x, 1, &x, &g), "must be a scalar");
+  CHECK_FAILS(ctx, frit_grad(ctx, s, 1, &n, &g), "wrt[0] has dtype i32");
+  CHECK_FAILS(ctx, frit_grad(ctx, frit_reduce(ctx, FRIT_RF_SUM, n, NULL, FRIT_ALL_AXES, 0, 0), 1, &x, &g),
+              "the output has dtype i64");
+  CHECK_FAILS(ctx, frit_vjp(ctx, NULL, NULL, 1, &x, &g), "needs an output");
+  /* an input the output does not use: zeros */
+  frit_tensor *y = frit_input(ctx, "y", FRIT_F32, 2, D(2, 3));
+  CHECK_EQ_INT(frit_grad(ctx, s, 1, &y, &g), FRIT_OK);
+  CHECK(g != NULL && frit_tensor_ndim(g) == 2 && frit_tensor_dtype(g) == FRIT_F32);
+  /* through an explicit kernel: refused, never a zero */
+  frit_tensor *out = frit_zeros(ctx, FRIT_F32, 1, D(4)), *i = NULL;
+  CHECK_EQ_INT(frit_kernel_begin_static(ctx, "k", 1, D(4), &i), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_store(ctx, out, 1, &i, frit_kernel_load(ctx, x, 1, &i)), FRIT_OK);
+  frit_tensor *old = NULL, *after = NULL;
+  CHECK_EQ_INT(frit_kernel_end(ctx), 1);
+  CHECK_EQ_INT(frit_kernel_written(ctx, 0, &old, &after), FRIT_OK);
+  frit_tensor *ks = frit_reduce(ctx, FRIT_RF_SUM, after, NULL, FRIT_ALL_AXES, 0, 0);
+  CHECK_FAILS(ctx, frit_grad(ctx, ks, 1, &x, &g), "explicit kernel");
+  frit_ctx_free(ctx);
+}
+
+int main(void) {
+  for (int i = 0; i < B * I; i++) X[i] = ((i * 7) % 11 - 5) / 4.0;
+  for (int i = 0; i < I * H; i++) W[i] = ((i * 5) % 13 - 6) / 6.0;
+  for (int i = 0; i < H; i++) V[i] = (i % 4 - 1.5) / 2.0;
+  test_network(0);
+  test_network(1);
+  test_rule_stop_and_second_order();
+  test_errors();
+  CHECK_DONE();
+}
