@@ -10,7 +10,7 @@ from ._ops import (abs, all, any, max, min, pow, round, sum, can_cast, finfo, ii
                    result_type, realize)
 from ._complex_api import *  # noqa: F401,F403,E402  (complex dispatch over the names above)
 from ._session import Session, current as current_session, new_session  # noqa: F401
-from . import nn  # noqa: F401
+from . import nn  # noqa: F401  (a package: imports _ops, _shape_ops, random)
 
 __array_api_version__ = "2023.12"
 newaxis = None
@@ -48,3 +48,4 @@ for _name in _CREATION:  # the array API's device= keyword
     globals()[_name] = _with_device(globals()[_name])
 del _name
 from ._autodiff import grad, value_and_grad, vjp, jvp, stop_gradient  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
