@@ -561,7 +561,7 @@ frit_status frit_grad(frit_ctx *ctx, frit_tensor *out, int nwrt, frit_tensor *co
  * computes it (an explicit kernel has no graph to differentiate; a formula may be cheaper or
  * more stable). Given out's cotangent g (out's shape and dtype), the rule sets grads[i] to the
  * cotangent of ins[i] (ins[i]'s shape and dtype) or NULL for zero, and returns FRIT_OK or an
- * error left in ctx. params (copied, at most 4) are passed back to it. Attaching a rule to the
+ * error left in ctx. params (copied, at most 8) are passed back to it. Attaching a rule to the
  * same node again replaces the earlier one; nin 0 makes out a constant for frit_vjp. */
 typedef frit_status (*frit_vjp_rule)(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g,
                                      int nin, frit_tensor *const *ins, frit_tensor **grads);

@@ -2,13 +2,44 @@
  * (kernels on the thread pool or in the reference interpreter, host loops, the bounds-check
  * error buffer), and the queries and printers of the API. */
 #include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "runtime/runtime.h"
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The FRIT_PROFILE table: kernels by time taken, with their share. */
+static void profile_print(const frit_program *p) {
+  const frit_schedule *s = p->c->sched;
+  int64_t total = 0;
+  for (int k = 0; k < s->nkernels; k++) total += p->prof_ns[k];
+  if (!total) return;
+  fprintf(stderr, "frit profile: %d kernels, %.3f ms in all\n", s->nkernels, total / 1e6);
+  bool *done = calloc((size_t)s->nkernels, 1);
+  for (int n = 0; done && n < s->nkernels; n++) {
+    int best = -1;
+    for (int k = 0; k < s->nkernels; k++)
+      if (!done[k] && (best < 0 || p->prof_ns[k] > p->prof_ns[best])) best = k;
+    done[best] = true;
+    if (!p->prof_calls[best]) continue;
+    fprintf(stderr, "  %6.2f%% %10.3f ms %8" PRId64 " calls %10.1f us/call  %s\n", 100.0 * p->prof_ns[best] / total,
+            p->prof_ns[best] / 1e6, p->prof_calls[best], p->prof_ns[best] / 1e3 / p->prof_calls[best],
+            s->kernels[best].name);
+  }
+  free(done);
+}
 
 /* ---------- lifetime ---------- */
 
 static void program_destroy(void *ptr) {
   frit_program *p = ptr;
+  if (p->prof_ns) profile_print(p);
+  free(p->prof_ns), free(p->prof_calls);
   frit_pool_release(p->pool);
   free(p->arena);
   free(p->numel);
@@ -59,6 +90,11 @@ frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit
   }
   for (int l = 0; l < s->nloops; l++)
     if (s->loops[l].ivar >= 0) p->is_ivar[s->loops[l].ivar] = 1;
+  const char *prof = getenv("FRIT_PROFILE");
+  if (prof && *prof && strcmp(prof, "0") != 0) {
+    p->prof_ns = calloc((size_t)(s->nkernels ? s->nkernels : 1), sizeof *p->prof_ns);
+    p->prof_calls = calloc((size_t)(s->nkernels ? s->nkernels : 1), sizeof *p->prof_calls);
+  }
   if (!frit_ctx_own(ctx, p, program_destroy)) goto oom; /* it destroyed p */
   return p;
 oom:
@@ -317,7 +353,9 @@ static frit_status run_steps(frit_program *p) {
     const frit_sched_step *st = &s->steps[pc];
     switch ((frit_step_kind)st->kind) {
     case FRIT_STEP_KERNEL: {
+      int64_t t0 = p->prof_ns ? now_ns() : 0;
       frit_status rc = run_kernel(p, st->kernel);
+      if (p->prof_ns && p->prof_calls) p->prof_ns[st->kernel] += now_ns() - t0, p->prof_calls[st->kernel]++;
       if (rc != FRIT_OK) return rc;
       pc++;
       break;

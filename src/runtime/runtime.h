@@ -49,6 +49,9 @@ struct frit_program {
   int64_t *loop_i, *loop_end, *loop_step;
   uint8_t *loop_stop;
   uint8_t *is_ivar;
+  /* $FRIT_PROFILE: per kernel, the calls and the nanoseconds they took (NULL when off); printed
+   * to stderr when the program is freed */
+  int64_t *prof_calls, *prof_ns;
 };
 
 /* Compile-cache statistics of a ctx (for tests and `frit_program_info`). */

@@ -2,7 +2,7 @@
  * read by frit_vjp. The ops built from explicit kernels (sort, frit.linalg) attach theirs here. */
 #include "tensor/tensor_internal.h"
 
-enum { VJP_MAX_INS = 4, VJP_MAX_PARAMS = 4 };
+enum { VJP_MAX_INS = 4, VJP_MAX_PARAMS = 8 };
 
 typedef struct ti_vjp_entry {
   frit_uop *out; /* NULL: empty slot */

@@ -98,6 +98,58 @@ static frit_status first_rule(frit_ctx *ctx, const int64_t *params, frit_tensor 
   return done(ctx, grads, 1);
 }
 
+/* t with s - 1 zeros between its elements along axis ax (static size n): a stride undone. */
+static frit_tensor *dilate_axis(frit_ctx *ctx, frit_tensor *t, int ax, int64_t s) {
+  if (s == 1 || !t) return t;
+  const frit_shape *sh = ti_shape(ctx, t);
+  int nd = sh->ndim;
+  int64_t n = frit_dim_value(sh->dims[ax]);
+  frit_uop *d[FRIT_MAX_DIMS + 1];
+  for (int i = 0, j = 0; i < nd; i++) {
+    d[j++] = sh->dims[i];
+    if (i == ax) d[j++] = ti_dim(ctx, 1);
+  }
+  frit_tensor *u = ti_pad_axis(ctx, ti_reshape(ctx, t, nd + 1, d), ax + 1, ti_dim(ctx, 0), ti_dim(ctx, s - 1));
+  for (int i = 0; i < nd; i++) d[i] = i == ax ? ti_dim(ctx, n * s) : sh->dims[i];
+  return ti_shrink_axis(ctx, ti_reshape(ctx, u, nd, d), ax, ti_dim(ctx, 0), ti_dim(ctx, (n - 1) * s + 1));
+}
+
+/* conv2d (groups 1), x (N, C, H, W), w (O, C, KH, KW), g (N, O, OH, OW); params: stride,
+ * padding, dilation (h, w each). Both cotangents are convolutions themselves (so they take the
+ * fast conv paths): gx is the full correlation of g, dilated by the stride, with w flipped and
+ * its channel axes swapped; gw correlates x with g, the batch axis playing the channels. */
+static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                               frit_tensor *const *ins, frit_tensor **grads) {
+  (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *x = ti_cast(ctx, ins[0], dt), *w = ti_cast(ctx, ins[1], dt);
+  const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
+  const int64_t *st = params, *pad = params + 2, *dl = params + 4;
+  int swap[4] = {1, 0, 2, 3};
+  /* gx */
+  frit_tensor *gd = dilate_axis(ctx, dilate_axis(ctx, g, 2, st[0]), 3, st[1]);
+  frit_tensor *wt = frit_permute(ctx, frit_flip(ctx, w, (const int[]){2, 3}, 2), swap);
+  /* the gradient in padded coordinates, [0, (O-1)s + 1 + d(K-1)), then x's part of it:
+   * [pad, pad + H), zeros past the last row a window reached */
+  int64_t cpad[2];
+  for (int a = 0; a < 2; a++) cpad[a] = dl[a] * (frit_dim_value(sw->dims[2 + a]) - 1);
+  frit_tensor *gx = frit_conv2d(ctx, gd, wt, NULL, (const int64_t[]){1, 1}, cpad, dl, 1);
+  for (int a = 0; a < 2 && gx; a++) {
+    int64_t have = frit_dim_value(ti_shape(ctx, gx)->dims[2 + a]), want = frit_dim_value(sx->dims[2 + a]);
+    int64_t lo = pad[a] < have ? pad[a] : have, hi = pad[a] + want < have ? pad[a] + want : have;
+    gx = ti_shrink_axis(ctx, gx, 2 + a, ti_dim(ctx, lo), ti_dim(ctx, hi));
+    if (gx && hi - lo < want) gx = ti_pad_axis(ctx, gx, 2 + a, ti_dim(ctx, 0), ti_dim(ctx, want - (hi - lo)));
+  }
+  /* gw: x as (C, N, H, W) against g as (O, N, OH, OW): stride and dilation trade places */
+  frit_tensor *gw = frit_conv2d(ctx, frit_permute(ctx, x, swap), frit_permute(ctx, g, swap), NULL, dl, pad, st, 1);
+  for (int a = 0; a < 2 && gw; a++)
+    gw = ti_shrink_axis(ctx, gw, 2 + a, ti_dim(ctx, 0), sw->dims[2 + a]);
+  gw = gw ? frit_permute(ctx, gw, swap) : NULL;
+  grads[0] = ti_cast(ctx, gx, frit_tensor_dtype(ins[0]));
+  grads[1] = ti_cast(ctx, gw, frit_tensor_dtype(ins[1]));
+  return done(ctx, grads, 2);
+}
+
 static frit_status no_gradient(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
                                frit_tensor *const *ins, frit_tensor **grads) {
   (void)ctx, (void)params, (void)out, (void)g, (void)nin, (void)ins, (void)grads;
@@ -130,4 +182,9 @@ frit_tensor *tg_copysign(frit_ctx *ctx, frit_tensor *r, frit_tensor *a, frit_ten
 }
 frit_tensor *tg_first(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *y) {
   return attach(ctx, r, 2, (frit_tensor *const[]){x, y}, first_rule, NULL, 0);
+}
+frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *w, const int64_t stride[2],
+                       const int64_t padding[2], const int64_t dilation[2]) {
+  int64_t p[6] = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
+  return attach(ctx, r, 2, (frit_tensor *const[]){x, w}, conv2d_rule, p, 6);
 }

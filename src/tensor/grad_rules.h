@@ -11,6 +11,9 @@ frit_tensor *tg_cholesky(frit_ctx *ctx, frit_tensor *l, frit_tensor *a);        
 frit_tensor *tg_sort(frit_ctx *ctx, frit_tensor *sorted, frit_tensor *x, int axis, int descending);
 frit_tensor *tg_copysign(frit_ctx *ctx, frit_tensor *r, frit_tensor *a, frit_tensor *b);
 frit_tensor *tg_first(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *y); /* nextafter */
+/* r = conv2d(x, w) with groups 1, before any bias (float dtypes) */
+frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *w, const int64_t stride[2],
+                       const int64_t padding[2], const int64_t dilation[2]);
 frit_tensor *tg_constant(frit_ctx *ctx, frit_tensor *t); /* no gradient (a sign, an index) */
 
 #endif

@@ -1,6 +1,7 @@
 /* Neural-net ops of the tensor frontend: conv2d and pooling through a window view built from
  * movement ops only (tinygrad's _pool), softmax/log_softmax, and take/take_along_axis/one_hot. */
 #include "tensor/composite.h"
+#include "tensor/grad_rules.h"
 
 #include <math.h>
 
@@ -273,6 +274,7 @@ frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_ten
    * w as (1, g, O/g, C/g, 1, 1, KH, KW); the sum runs over C/g, KH, KW */
   frit_tensor *r = groups == 1 && !frit_dtype_is_bool(dt) ? conv_as_gemm(ctx, x, w, &g, dl, cdt, dt) : NULL;
   if (!r) r = conv_direct(ctx, x, w, &g, dl, groups, cdt, dt);
+  if (r && groups == 1 && frit_dtype_is_float(dt)) r = tg_conv2d(ctx, r, x, w, g.st, g.pad, dl);
   if (!r || !bias) return r;
   frit_dtype rdt = frit_promote(dt, frit_tensor_dtype(bias));
   int64_t b4[4] = {1, o, 1, 1};
