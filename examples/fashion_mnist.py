@@ -83,6 +83,8 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=None, help="Adam lr (mlp 1e-3, cnn 5e-4)")
+    ap.add_argument("--schedule", choices=("cosine", "constant"), default="cosine",
+                    help="learning rate over the run (cosine: decays to lr/20)")
     ap.add_argument("--data", default=DATA_DIR)
     ap.add_argument("--synthetic", type=int, default=0, help="train on N generated images")
     ap.add_argument("--plot", default="fashion_mnist.png", help="PNG of the curves ('' for none)")
@@ -98,9 +100,11 @@ def main(argv=None):
         c1, c2, d = (int(v) for v in a.conf.split("-"))
         model, lr = cnn(c1, c2, d), a.lr or 5e-4
     xtr, xte = xtr[:, None], xte[:, None]  # NCHW
+    nb = len(xtr) // a.batch  # the last partial batch is dropped: one compiled shape
+    if a.schedule == "cosine":
+        lr = optim.cosine_lr(lr, a.epochs * nb, lr / 20)
     step = optim.compile_step(model, nn.cross_entropy, optim.Adam(lr))
     rng = np.random.default_rng(a.seed)
-    nb = len(xtr) // a.batch  # the last partial batch is dropped: one compiled shape
     try:
         from tqdm import tqdm
     except ImportError:  # the progress bar is optional
