@@ -242,3 +242,66 @@ def test_fashion_mnist_example_on_synthetic_data(tmp_path):
                                "--plot", str(tmp_path / "curve.png")])
     assert hist[-1][2] > 0.9  # separable templates: near-perfect after two epochs
     assert (tmp_path / "curve.png").stat().st_size > 1000  # matplotlib is in the test requirements
+
+
+# ---------------------------------------------------------------- checkpoints
+
+def test_safetensors_round_trip_with_the_safetensors_package(tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 2))
+    p = str(tmp_path / "m.safetensors")
+    model.save(p)
+    theirs = st.load_file(p)
+    mine = model.state_dict()
+    assert set(theirs) == set(mine)
+    for k in mine:
+        np.testing.assert_array_equal(theirs[k], mine[k])
+    # and a file the package wrote, loaded here
+    other = {k: (v + 1).astype(v.dtype) for k, v in mine.items()}
+    q = str(tmp_path / "o.safetensors")
+    st.save_file(other, q)
+    model.load(q)
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(v, other[k])
+
+
+def test_failed_load_changes_nothing(tmp_path):
+    model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2))
+    before = model.state_dict()
+    bad = dict(before)
+    bad["1.weight"] = np.zeros((2, 3), np.float32)  # transposed shape
+    p = str(tmp_path / "bad.npz")
+    nn.save(p, bad)
+    with pytest.raises(TypeError, match="1.weight"):
+        model.load(p)
+    junk = tmp_path / "junk.safetensors"
+    junk.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}......")
+    with pytest.raises(frit.FritError, match="not a safetensors file"):
+        model.load(str(junk))
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(v, before[k])
+
+
+def test_train_step_checkpoint_resumes_exactly(tmp_path):
+    X = rng.standard_normal((64, 6)).astype(np.float32)
+    y = rng.integers(0, 3, 64)
+
+    def make():
+        frit.random.seed(11)
+        m = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+        return m, optim.compile_step(m, nn.cross_entropy, optim.Adam(0.01))
+
+    m1, s1 = make()
+    for i in range(6):
+        s1(X[i % 4 * 16:(i % 4 + 1) * 16], y[i % 4 * 16:(i % 4 + 1) * 16])
+    m2, s2 = make()
+    for i in range(3):
+        s2(X[i % 4 * 16:(i % 4 + 1) * 16], y[i % 4 * 16:(i % 4 + 1) * 16])
+    p = str(tmp_path / "ck.safetensors")
+    s2.save(p)
+    m3, s3 = make()
+    s3.load(p)
+    for i in range(3, 6):
+        s3(X[i % 4 * 16:(i % 4 + 1) * 16], y[i % 4 * 16:(i % 4 + 1) * 16])
+    for k, v in m1.state_dict().items():
+        np.testing.assert_allclose(m3.state_dict()[k], v, rtol=1e-6, atol=1e-7)

@@ -14,6 +14,7 @@ from .. import _array as A
 from .. import _ops as O
 from .. import _shape_ops as SO
 from .._errors import FritTypeError
+from . import checkpoint
 from . import functional as F
 from . import init
 
@@ -77,9 +78,39 @@ class Module:
                 if tuple(v.shape) != tuple(old.shape):
                     raise FritTypeError("load: %s %r has shape %s, the value %s"
                                         % (kind, name, tuple(old.shape), tuple(v.shape)))
+                if np.dtype(str(v.dtype)) != np.dtype(str(old.dtype)):
+                    raise FritTypeError("load: %s %r has dtype %s, the value %s"
+                                        % (kind, name, old.dtype, v.dtype))
             for name, v in values.items():
                 mod, attr = self._owner(name)
                 object.__setattr__(mod, attr, v if isinstance(v, A.Array) else _as_param(v))
+
+    def state_dict(self):
+        """Parameters and buffers as {dotted name: numpy array}."""
+        d = {k: np.asarray(v) for k, v in self.parameters().items()}
+        d.update({k: np.asarray(v) for k, v in self.buffers().items()})
+        return d
+
+    def save(self, path):
+        """Parameters and buffers to path (.safetensors or .npz)."""
+        checkpoint.save(path, self.state_dict())
+
+    def load(self, path, strict=True):
+        """Parameters and buffers from path; strict: every one must be in the file and nothing
+        else. On any error (shape, dtype, missing name) nothing changes."""
+        data = checkpoint.load(path)
+        params, buffers = self.parameters(), self.buffers()
+        own = dict(params)
+        own.update(buffers)
+        if strict:
+            missing, extra = sorted(set(own) - set(data)), sorted(set(data) - set(own))
+            if missing or extra:
+                raise FritTypeError("load: %s: missing %s, unexpected %s" % (path, missing, extra))
+        for k, v in data.items():
+            if k in own and np.dtype(v.dtype) != np.dtype(str(own[k].dtype)):
+                raise FritTypeError("load: %s: %r has dtype %s, the model %s" % (path, k, v.dtype, own[k].dtype))
+        self.load_parameters({k: v for k, v in data.items() if k in params},
+                             {k: v for k, v in data.items() if k in buffers})
 
     def _owner(self, dotted):
         parts = dotted.split(".")

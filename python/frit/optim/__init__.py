@@ -213,6 +213,49 @@ class TrainStep:
         self.model.load_parameters(self.params, self.buffers)
         return loss
 
+    def save(self, path):
+        """Parameters, buffers, optimizer state ("optim/<slot>/<name>") and the step count."""
+        from ..nn import checkpoint
+        d = self.model.state_dict()
+        for slot, v in self.state.items():
+            if isinstance(v, dict):
+                d.update({"optim/%s/%s" % (slot, k): np.asarray(a) for k, a in v.items()})
+            else:
+                d["optim/" + slot] = np.asarray(v)
+        d["optim/__step__"] = np.asarray(self.step, np.int64)
+        checkpoint.save(path, d)
+
+    def load(self, path):
+        """Everything save wrote; on any error nothing changes."""
+        from ..nn import checkpoint
+        data = checkpoint.load(path)
+        state = {}
+        for slot, v in self.state.items():
+            if isinstance(v, dict):
+                state[slot] = {}
+                for k, a in v.items():
+                    key = "optim/%s/%s" % (slot, k)
+                    if key not in data or data[key].shape != tuple(a.shape):
+                        raise FritTypeError("load: %s: optimizer state %r is missing or of another shape" % (path, key))
+                    state[slot][k] = data[key]
+            else:
+                if "optim/" + slot not in data:
+                    raise FritTypeError("load: %s: optimizer state %r is missing" % (path, "optim/" + slot))
+                state[slot] = data["optim/" + slot].astype(np.asarray(v).dtype)
+        if "optim/__step__" not in data:
+            raise FritTypeError("load: %s: no step count (not a TrainStep checkpoint)" % path)
+        model_part = {k: v for k, v in data.items() if not k.startswith("optim/")}
+        own = dict(self.model.parameters())
+        own.update(self.model.buffers())
+        if set(own) != set(model_part):
+            raise FritTypeError("load: %s: the model's names differ: missing %s, unexpected %s"
+                                % (path, sorted(set(own) - set(model_part)), sorted(set(model_part) - set(own))))
+        params = {k: v for k, v in model_part.items() if k in self.model.parameters()}
+        buffers = {k: v for k, v in model_part.items() if k not in params}
+        self.model.load_parameters(params, buffers)  # checks shapes before setting any
+        self.params, self.buffers = self.model.parameters(), self.model.buffers()
+        self.state, self.step = state, int(data["optim/__step__"])
+
     def lower(self, inputs, targets):
         """The compiled program of a step on these arrays (.kernels, .ir(), .source)."""
         return self.jitted.lower(*self._args(inputs, targets))
