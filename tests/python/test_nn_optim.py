@@ -305,3 +305,16 @@ def test_train_step_checkpoint_resumes_exactly(tmp_path):
         s3(X[i % 4 * 16:(i % 4 + 1) * 16], y[i % 4 * 16:(i % 4 + 1) * 16])
     for k, v in m1.state_dict().items():
         np.testing.assert_allclose(m3.state_dict()[k], v, rtol=1e-6, atol=1e-7)
+
+
+def test_c_example_trains_through_the_c_api_alone():
+    import subprocess
+    root = os.path.join(HERE, "..", "..")
+    lib = os.environ.get("FRIT_LIB", os.path.join(root, "build", "libfrit.so"))
+    build = os.path.dirname(os.path.abspath(lib))
+    exe = os.path.join(build, "examples", "train_mlp")
+    subprocess.run(["make", "-s", "BUILD=" + os.path.relpath(build, root), os.path.relpath(exe, root)],
+                   cwd=root, check=True)
+    out = subprocess.run([exe, "--synthetic", "3000", "2"], capture_output=True, text=True, check=True).stdout
+    acc = float(out.strip().splitlines()[-1].split()[-1])
+    assert "one step = " in out and acc > 0.9, out
