@@ -4,6 +4,7 @@
 # make tsan       threaded tests under ThreadSanitizer
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 # make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
+# make fashion-mnist  installs Debian's dataset-fashion-mnist (root) and trains the MLP and the CNN
 CC ?= cc
 BUILD ?= build
 OPT ?= -O2 -g
@@ -26,7 +27,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test pytest fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples
+.PHONY: all check test pytest fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -131,6 +132,18 @@ bench: all $(BENCH_BINS)
 demo: all $(BUILD)/examples/nbody
 	$(BUILD)/frit simplify '(x*4+y)/4 + (x*4+y)%4' --range x=0:16 --range y=0:4
 	$(BUILD)/examples/nbody
+
+# Fashion-MNIST end to end (docs/training.md): the data from Debian's package, installed when
+# missing (needs root and apt); then the Python MLP and CNN, and the C MLP.
+FASHION_DIR ?= /usr/share/datasets/fashion-mnist
+fashion-mnist: all $(BUILD)/examples/train_mlp
+	test -e $(FASHION_DIR)/train-images-idx3-ubyte.gz || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dataset-fashion-mnist)
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python examples/fashion_mnist.py --model mlp --epochs 5 --plot fashion_mnist_mlp.png
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python examples/fashion_mnist.py --model cnn --conf 8-16-128 --epochs 5 --plot fashion_mnist_cnn.png
+	$(BUILD)/examples/train_mlp $(FASHION_DIR) 5
 
 clean:
 	rm -rf build build-asan build-tsan
