@@ -166,3 +166,30 @@ def test_explicit_kernels_refuse_instead_of_zero():
 
     with pytest.raises(frit.FritError, match="explicit kernel or a host loop"):
         frit.grad(f)(x)
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [(1, 0, 1), (2, 1, 1), (3, 4, 1), (1, 2, 2), ((2, 1), (0, 3), (1, 2))])
+def test_conv2d_gradient_rule_geometries(stride, padding, dilation):
+    # the conv rule (two convolutions) against finite differences of a numpy convolution
+    x = rng.standard_normal((2, 3, 7, 8))
+    w = rng.standard_normal((4, 3, 3, 2))
+    s = (stride, stride) if isinstance(stride, int) else stride
+    p = (padding, padding) if isinstance(padding, int) else padding
+    d = (dilation, dilation) if isinstance(dilation, int) else dilation
+
+    def np_conv(x, w):
+        xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+        oh = (xp.shape[2] - d[0] * (w.shape[2] - 1) - 1) // s[0] + 1
+        ow = (xp.shape[3] - d[1] * (w.shape[3] - 1) - 1) // s[1] + 1
+        out = np.zeros((x.shape[0], w.shape[0], oh, ow))
+        for i in range(w.shape[2]):
+            for j in range(w.shape[3]):
+                patch = xp[:, :, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0], j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1]]
+                out += np.einsum("nchw,oc->nohw", patch, w[:, :, i, j])
+        return out
+
+    wout = rng.standard_normal(np_conv(x, w).shape)
+    gx, gw = frit.grad(lambda x, w: frit.sum(frit.conv2d(x, w, stride=stride, padding=padding,
+                                                         dilation=dilation) * wout), argnums=(0, 1))(x, w)
+    np.testing.assert_allclose(np.asarray(gx), fd_grad(lambda v: np.sum(np_conv(v, w) * wout), x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(gw), fd_grad(lambda v: np.sum(np_conv(x, v) * wout), w), rtol=1e-5, atol=1e-7)
