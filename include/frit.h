@@ -567,6 +567,9 @@ typedef frit_status (*frit_vjp_rule)(frit_ctx *ctx, const int64_t *params, frit_
                                      int nin, frit_tensor *const *ins, frit_tensor **grads);
 frit_status frit_set_vjp(frit_ctx *ctx, frit_tensor *out, int nin, frit_tensor *const *ins, frit_vjp_rule rule,
                          const int64_t *params, int nparams);
+/* x's value as a new node (never hash-consed with another): for frit_set_vjp on a value that is
+ * one of the rule's inputs. An identity once compiled. */
+frit_tensor *frit_identity(frit_ctx *ctx, frit_tensor *x);
 /* x's value, through which no gradient flows (an identity once compiled). */
 frit_tensor *frit_stop_gradient(frit_ctx *ctx, frit_tensor *x);
 

@@ -49,3 +49,4 @@ for _name in _CREATION:  # the array API's device= keyword
 del _name
 from ._autodiff import grad, value_and_grad, vjp, jvp, stop_gradient  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from ._autodiff import custom_vjp  # noqa: E402,F401

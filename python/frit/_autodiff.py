@@ -7,6 +7,7 @@ while tracing (inside frit.jit or another grad), they trace through. See docs/au
 """
 import ctypes as C
 import functools
+import threading
 
 import numpy as np
 
@@ -18,16 +19,35 @@ from ._jit import jit, _flatten, _unflatten
 _p = C.c_void_p
 _vjp = L.fn["frit_vjp"]
 _stop = L.fn["frit_stop_gradient"]
+_set_vjp = L.fn["frit_set_vjp"]
+# frit_vjp_rule: (ctx, params, out, g, nin, ins, grads) -> status
+_RULE = C.CFUNCTYPE(C.c_int, _p, C.POINTER(C.c_int64), _p, _p, C.c_int, C.POINTER(_p), C.POINTER(_p))
 _Array = A.Array
+
+
+class _Pending(threading.local):
+    error = None  # an exception of a custom_vjp rule, raised once frit_vjp has returned
+
+
+_pending = _Pending()
 
 
 def _b_vjp(ctx, ts, i, nwrt, has_seed):
     """Gradient i of ts[0] (seeded by ts[1] when has_seed) with respect to the last nwrt tensors."""
     wrt = (_p * nwrt)(*ts[len(ts) - nwrt:])
     grads = (_p * nwrt)()
+    _pending.error = None
     if _vjp(ctx, ts[0], ts[1] if has_seed else None, nwrt, wrt, grads) != 0:
+        e, _pending.error = _pending.error, None
+        if e is not None:
+            L.fn["frit_clear_error"](ctx)
+            raise e
         return None
     return grads[i]
+
+
+def _b_identity(ctx, ts):
+    return L.fn["frit_identity"](ctx, ts[0])
 
 
 def _b_stop(ctx, ts):
@@ -225,3 +245,68 @@ def jvp(fun, primals, tangents):
                         "needs the output's concrete shape)")
     tan = jit(_jvp_trace, static_argnums=(0,))(fun, primals, tangents, u)
     return out, tan
+
+
+class custom_vjp:
+    """A function with a user gradient, as jax.custom_vjp:
+
+        @frit.custom_vjp
+        def f(x, y): ...
+        def f_fwd(x, y): return f(x, y), residuals      # residuals: any pytree of arrays
+        def f_bwd(residuals, g): return (gx, gy)         # one cotangent per argument (None: zero)
+        f.defvjp(f_fwd, f_bwd)
+
+    The arguments are arrays (float ones are differentiable); f returns one array. Outside a
+    gradient f runs as written; under frit.grad (or inside frit.jit) the forward value comes from
+    f_fwd and frit_vjp calls f_bwd instead of differentiating f's graph (frit_set_vjp)."""
+
+    def __init__(self, fun):
+        self.fun, self.fwd, self.bwd = fun, None, None
+        functools.update_wrapper(self, fun)
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def __call__(self, *args):
+        if self.fwd is None:
+            raise FritTypeError("custom_vjp %s: call defvjp(fwd, bwd) first" % getattr(self.fun, "__name__", "f"))
+        args = [a if isinstance(a, _Array) else A.asarray(a) for a in args]
+        out, res = self.fwd(*args)
+        out = out if isinstance(out, _Array) else A.asarray(out)
+        n = out._n
+        if n.np is not None or not n.abstract:  # eager: no gradient will be taken of it
+            return out
+        sess = n.sess
+        bwd = self.bwd
+        out = A.apply(_b_identity, [out])  # a node of its own, even when f returns an argument
+
+        def rule(ctx, params, t_out, t_g, nin, ins, grads):
+            try:
+                g = _Array._lazy(sess, t_g)
+                gs = bwd(res, g)
+                gs = gs if isinstance(gs, (tuple, list)) else (gs,)
+                if len(gs) != nin:
+                    raise FritTypeError("custom_vjp: bwd returned %d cotangents for %d arguments" % (len(gs), nin))
+                for i, (gi, a) in enumerate(zip(gs, args)):
+                    if gi is None:
+                        grads[i] = None
+                        continue
+                    gi = gi if isinstance(gi, _Array) else A.asarray(gi)
+                    if a.dtype.kind == "f" and gi.dtype != a.dtype:
+                        gi = gi.astype(a.dtype)
+                    grads[i] = gi._tensor(sess)
+                return 0
+            except Exception as e:  # noqa: BLE001 - raised again by _b_vjp when frit_vjp returns
+                _pending.error = e
+                return 2
+
+        cb = _RULE(rule)
+        keep = getattr(sess, "custom_rules", None)
+        if keep is None:
+            keep = sess.custom_rules = []
+        keep.append((cb, res, args))  # alive as long as the session's graph
+        ins = (_p * len(args))(*[a._tensor(sess) for a in args])
+        if _set_vjp(sess.ptr, out._tensor(sess), len(args), ins, C.cast(cb, _p), None, 0) != 0:
+            raise sess.error()
+        return out

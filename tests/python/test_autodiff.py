@@ -193,3 +193,39 @@ def test_conv2d_gradient_rule_geometries(stride, padding, dilation):
                                                          dilation=dilation) * wout), argnums=(0, 1))(x, w)
     np.testing.assert_allclose(np.asarray(gx), fd_grad(lambda v: np.sum(np_conv(v, w) * wout), x), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(np.asarray(gw), fd_grad(lambda v: np.sum(np_conv(x, v) * wout), w), rtol=1e-5, atol=1e-7)
+
+
+def test_custom_vjp_replaces_the_gradient_and_composes():
+    @frit.custom_vjp
+    def clip_gradient(x):
+        return x
+
+    clip_gradient.defvjp(lambda x: (x, None), lambda res, g: (frit.clip(g, -0.5, 0.5),))
+    x = np.array([1.0, 2.0, 3.0])
+    w = np.array([0.1, 1.0, -3.0])
+    g = frit.grad(lambda x: frit.sum(clip_gradient(x) * w))(x)
+    np.testing.assert_allclose(np.asarray(g), np.clip(w, -0.5, 0.5))
+    np.testing.assert_allclose(np.asarray(clip_gradient(x)), x)  # eager: the plain function
+
+    @frit.custom_vjp
+    def softplus(x):
+        return frit.log(1 + frit.exp(x))
+
+    def fwd(x):
+        e = frit.exp(x)
+        return frit.log(1 + e), e
+
+    softplus.defvjp(fwd, lambda e, g: (g * e / (1 + e),))
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    np.testing.assert_allclose(np.asarray(frit.grad(lambda x: frit.sum(softplus(x)))(x)), sig(x), rtol=1e-12)
+    # the rule's own graph differentiates again
+    d2 = frit.grad(frit.grad(lambda t: softplus(t)))(0.3)
+    np.testing.assert_allclose(float(d2), sig(0.3) * (1 - sig(0.3)), rtol=1e-12)
+
+    @frit.custom_vjp
+    def bad(x):
+        return x
+
+    bad.defvjp(lambda x: (x, None), lambda r, g: (g, g))
+    with pytest.raises(TypeError, match="bwd returned 2 cotangents for 1 arguments"):
+        frit.grad(lambda x: frit.sum(bad(x)))(x)
