@@ -80,6 +80,51 @@ static frit_status sort_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *
   return done(ctx, grads, 1);
 }
 
+/* A symmetric cotangent P of a function that reads only A's lower triangle (numpy's UPLO='L'):
+ * an entry below the diagonal stands for itself and its mirror. */
+static frit_tensor *lower_of_symmetric(frit_ctx *ctx, frit_tensor *s) {
+  frit_tensor *p = frit_binary_t(ctx, FRIT_BF_MUL, ti_const_f(ctx, frit_tensor_dtype(s), 0.5, s),
+                                 frit_binary_t(ctx, FRIT_BF_ADD, s, mT(ctx, s)));
+  return frit_binary_t(ctx, FRIT_BF_ADD, frit_tril(ctx, p, 0), frit_tril(ctx, p, -1));
+}
+
+/* (w, V) = eigh(A): params[0] 0 for w, 1 for V. gA = V (diag(gw) + F o (V^T gV)) V^T with
+ * F_ij = 1/(w_j - w_i) off the diagonal, symmetrised and folded onto the lower triangle. The
+ * eigenvectors come from eigh again (hash-consed with the forward's when it asked for them). */
+static frit_status eigh_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                             frit_tensor *const *ins, frit_tensor **grads) {
+  (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *a = ti_cast(ctx, ins[0], dt), *w = NULL, *v = NULL;
+  if (frit_linalg_eigh(ctx, a, &w, &v) != FRIT_OK) return ctx->status;
+  const frit_shape *sw = ti_shape(ctx, w);
+  int nb = sw->ndim - 1;
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < nb; i++) d[i] = sw->dims[i];
+  frit_uop *n = sw->dims[nb], *one = ti_dim(ctx, 1);
+  frit_tensor *inner;
+  if (params[0] == 0) { /* diag(gw) as V scaled by columns */
+    d[nb] = one, d[nb + 1] = n;
+    return (grads[0] = ti_cast(ctx, lower_of_symmetric(ctx, mm(ctx, frit_binary_t(ctx, FRIT_BF_MUL, v,
+                                                                                  ti_reshape(ctx, g, nb + 2, d)),
+                                                               mT(ctx, v))),
+                               frit_tensor_dtype(ins[0]))) ? FRIT_OK : ctx->status;
+  }
+  d[nb] = n, d[nb + 1] = one;
+  frit_tensor *wi = ti_reshape(ctx, w, nb + 2, d);
+  d[nb] = one, d[nb + 1] = n;
+  frit_tensor *wj = ti_reshape(ctx, w, nb + 2, d);
+  frit_tensor *diff = frit_binary_t(ctx, FRIT_BF_SUB, wj, wi);
+  frit_tensor *i0 = ti_reshape(ctx, ti_iota(ctx, n), 2, (frit_uop *[]){n, one});
+  frit_tensor *i1 = ti_reshape(ctx, ti_iota(ctx, n), 2, (frit_uop *[]){one, n});
+  frit_tensor *diag = frit_binary_t(ctx, FRIT_BF_EQ, i0, i1);
+  frit_tensor *safe = frit_where(ctx, diag, ti_const_f(ctx, dt, 1, diff), diff);
+  frit_tensor *f = frit_where(ctx, diag, ti_const_f(ctx, dt, 0, safe), frit_binary_t(ctx, FRIT_BF_TRUEDIV, ti_const_f(ctx, dt, 1, safe), safe));
+  inner = frit_binary_t(ctx, FRIT_BF_MUL, f, mm(ctx, mT(ctx, v), g));
+  grads[0] = ti_cast(ctx, lower_of_symmetric(ctx, mm(ctx, v, mm(ctx, inner, mT(ctx, v)))), frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 1);
+}
+
 /* copysign(a, b) = +-a: a's cotangent is g, negated where the signs differ; b gets none. */
 static frit_status copysign_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
                                  frit_tensor *const *ins, frit_tensor **grads) {
@@ -187,4 +232,7 @@ frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tenso
                        const int64_t padding[2], const int64_t dilation[2]) {
   int64_t p[6] = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
   return attach(ctx, r, 2, (frit_tensor *const[]){x, w}, conv2d_rule, p, 6);
+}
+frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors) {
+  return attach(ctx, out, 1, &a, eigh_rule, (const int64_t[]){vectors}, 1);
 }

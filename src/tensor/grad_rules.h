@@ -14,6 +14,7 @@ frit_tensor *tg_first(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor
 /* r = conv2d(x, w) with groups 1, before any bias (float dtypes) */
 frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *w, const int64_t stride[2],
                        const int64_t padding[2], const int64_t dilation[2]);
+frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors); /* w or V of eigh */
 frit_tensor *tg_constant(frit_ctx *ctx, frit_tensor *t); /* no gradient (a sign, an index) */
 
 #endif

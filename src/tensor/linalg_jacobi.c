@@ -1,6 +1,7 @@
 /* frit.linalg spectral decompositions as explicit kernels, one point per matrix: symmetric
  * eigendecomposition by cyclic two-sided Jacobi and SVD by one-sided (Hestenes) Jacobi, both
  * with a sweep cap and an early exit once the off-diagonal part is at rounding level. */
+#include "tensor/grad_rules.h"
 #include "tensor/linalg_kb.h"
 
 /* Jacobi converges quadratically (about 6-10 sweeps for double); the cap only bounds a stalled
@@ -127,9 +128,9 @@ frit_status frit_linalg_eigh(frit_ctx *ctx, frit_tensor *a, frit_tensor **w, fri
   sort_with(&k, W, n, false, v ? V : NULL, n, NULL, NULL);
   frit_tensor *ts[3] = {W, V, A};
   if (!lk_end(&k, ts, 3)) return frit_last_status(ctx) != FRIT_OK ? frit_last_status(ctx) : FRIT_ERR_INVALID;
-  *w = ts[0];
-  if (v) *v = ts[1];
-  return FRIT_OK;
+  *w = frit_dtype_is_float(dt) ? tg_eigh(ctx, ts[0], a, false) : ts[0];
+  if (v) *v = frit_dtype_is_float(dt) ? tg_eigh(ctx, ts[1], a, true) : ts[1];
+  return *w && (!v || *v) ? FRIT_OK : frit_last_status(ctx);
 }
 
 static frit_tensor *swap_last2(frit_ctx *ctx, frit_tensor *x) {
