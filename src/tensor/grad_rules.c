@@ -125,6 +125,22 @@ static frit_status eigh_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *
   return done(ctx, grads, 1);
 }
 
+/* The singular values s of A = U diag(s) Vh (thin): gA = U diag(gs) Vh (distinct, nonzero s). */
+static frit_status svdvals_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                                frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *u = NULL, *sv = NULL, *vh = NULL;
+  if (frit_linalg_svd(ctx, ti_cast(ctx, ins[0], dt), 0, &u, &sv, &vh) != FRIT_OK) return ctx->status;
+  const frit_shape *sg = ti_shape(ctx, g);
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < sg->ndim; i++) d[i] = sg->dims[i];
+  d[sg->ndim] = sg->dims[sg->ndim - 1], d[sg->ndim - 1] = ti_dim(ctx, 1);
+  frit_tensor *scaled = frit_binary_t(ctx, FRIT_BF_MUL, u, ti_reshape(ctx, g, sg->ndim + 1, d));
+  grads[0] = ti_cast(ctx, mm(ctx, scaled, vh), frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 1);
+}
+
 /* copysign(a, b) = +-a: a's cotangent is g, negated where the signs differ; b gets none. */
 static frit_status copysign_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
                                  frit_tensor *const *ins, frit_tensor **grads) {
@@ -235,4 +251,7 @@ frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tenso
 }
 frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors) {
   return attach(ctx, out, 1, &a, eigh_rule, (const int64_t[]){vectors}, 1);
+}
+frit_tensor *tg_svdvals(frit_ctx *ctx, frit_tensor *s, frit_tensor *a) {
+  return attach(ctx, s, 1, &a, svdvals_rule, NULL, 0);
 }

@@ -266,7 +266,7 @@ frit_status frit_linalg_svd(frit_ctx *ctx, frit_tensor *a, int full_matrices, fr
   }
   frit_tensor *ts[4] = {S, U, V, A};
   if (!lk_end(&k, ts, 4)) return frit_last_status(ctx) != FRIT_OK ? frit_last_status(ctx) : FRIT_ERR_INVALID;
-  *s = ts[0];
+  if (!(*s = frit_dtype_is_float(dt) ? tg_svdvals(ctx, ts[0], a) : ts[0])) return frit_last_status(ctx);
   if (!uv) return FRIT_OK;
   /* A = U S V^T; for the transposed problem a = V S U^T */
   if (tr) *u = ts[2], *vh = swap_last2(ctx, ts[1]);
