@@ -141,6 +141,22 @@ static frit_status svdvals_rule(frit_ctx *ctx, const int64_t *params, frit_tenso
   return done(ctx, grads, 1);
 }
 
+/* Reduced QR with M >= N (R square): params[0] 0 for Q, 1 for R. With M = R gR^T - gQ^T Q and
+ * copyltu(M) the symmetric matrix of M's lower triangle, gA = (gQ + Q copyltu(M)) R^-T. */
+static frit_status qr_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                           frit_tensor *const *ins, frit_tensor **grads) {
+  (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *q = NULL, *r = NULL;
+  if (frit_linalg_qr(ctx, ti_cast(ctx, ins[0], dt), 0, &q, &r) != FRIT_OK) return ctx->status;
+  frit_tensor *m = params[0] ? mm(ctx, r, mT(ctx, g)) : frit_unary_t(ctx, FRIT_UF_NEG, mm(ctx, mT(ctx, g), q));
+  frit_tensor *sym = frit_binary_t(ctx, FRIT_BF_ADD, frit_tril(ctx, m, 0), mT(ctx, frit_tril(ctx, m, -1)));
+  frit_tensor *b = mm(ctx, q, sym);
+  if (!params[0]) b = frit_binary_t(ctx, FRIT_BF_ADD, g, b);
+  grads[0] = ti_cast(ctx, mT(ctx, frit_linalg_solve(ctx, r, mT(ctx, b))), frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 1);
+}
+
 /* copysign(a, b) = +-a: a's cotangent is g, negated where the signs differ; b gets none. */
 static frit_status copysign_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
                                  frit_tensor *const *ins, frit_tensor **grads) {
@@ -254,4 +270,7 @@ frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vecto
 }
 frit_tensor *tg_svdvals(frit_ctx *ctx, frit_tensor *s, frit_tensor *a) {
   return attach(ctx, s, 1, &a, svdvals_rule, NULL, 0);
+}
+frit_tensor *tg_qr(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool is_r) {
+  return attach(ctx, out, 1, &a, qr_rule, (const int64_t[]){is_r}, 1);
 }

@@ -16,6 +16,7 @@ frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tenso
                        const int64_t padding[2], const int64_t dilation[2]);
 frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors); /* w or V of eigh */
 frit_tensor *tg_svdvals(frit_ctx *ctx, frit_tensor *s, frit_tensor *a); /* the s of svd (u, vh: no rule yet) */
+frit_tensor *tg_qr(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool is_r); /* reduced, M >= N */
 frit_tensor *tg_constant(frit_ctx *ctx, frit_tensor *t); /* no gradient (a sign, an index) */
 
 #endif

@@ -406,5 +406,9 @@ frit_status frit_linalg_qr(frit_ctx *ctx, frit_tensor *a, int mode, frit_tensor 
   e1[nb] = kd, e1[nb + 1] = ndm;
   *r = ti_shrink(ctx, R, b1, e1);
   if (mode == 0) *q = ti_shrink(ctx, Q, b0, e0);
+  /* gradient rules where R is square (M >= N); others have none yet (an error under grad) */
+  bool tall = ti_dim_eq(kd, ndm);
+  if (*r && tall && frit_dtype_is_float(dt)) *r = tg_qr(ctx, *r, a, true);
+  if (mode == 0 && *q && tall && frit_dtype_is_float(dt)) *q = tg_qr(ctx, *q, a, false);
   return *r && (mode == 2 || *q) ? FRIT_OK : frit_last_status(ctx);
 }
