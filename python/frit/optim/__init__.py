@@ -15,7 +15,7 @@ from .._errors import FritTypeError
 from .._jit import jit
 from ..nn.modules import functional_call
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSProp", "clip_grad_norm", "clip_grad_value",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSProp", "clip_grad_norm", "clip_grad_value", "global_norm",
            "step_lr", "cosine_lr", "warmup", "compile_step", "TrainStep"]
 
 
