@@ -292,8 +292,20 @@ exp = _unary("exp")
 exp2 = _unary("exp2")
 log = _unary("log")
 log2 = _unary("log2")
-log1p = _unary("log1p")
-expm1 = _unary("expm1")
+_log1p = _unary("log1p")
+_expm1 = _unary("expm1")
+
+
+def log1p(x):
+    x = operand(x)
+    return _CX.log1p(x) if x.dtype.kind == "c" else _log1p(x)
+
+
+def expm1(x):
+    x = operand(x)
+    return _CX.expm1(x) if x.dtype.kind == "c" else _expm1(x)
+
+
 sin = _unary("sin")
 cos = _unary("cos")
 tan = _unary("tan")
@@ -321,6 +333,8 @@ def round(x, decimals=0):
     """numpy.round: half to even; decimals != 0 scales by 10**decimals (as numpy does)."""
     x = operand(x)
     decimals = _int(decimals, "decimals")
+    if x.dtype.kind == "c":
+        return _CX.round(x, decimals)
     if x.dtype.kind != "f":
         if decimals >= 0:
             return x
@@ -354,6 +368,8 @@ def square(x):
 
 def isfinite(x):
     x = operand(x)
+    if x.dtype.kind == "c":
+        return _CX.isfinite(x)
     if x.dtype.kind != "f":
         return logical_not(zeros_like(x, D.bool_))
     return logical_not(logical_or(isnan(x), isinf(x)))
@@ -435,13 +451,28 @@ def power(a, b):
 
 
 pow = power
-minimum = _binary("minimum")
-maximum = _binary("maximum")
+
+
+def _ordered(f, complex_fn):
+    """A comparison or maximum/minimum: numpy 2 orders complex numbers lexicographically, which
+    the C library leaves to frit._complex."""
+    real = _binary(f)
+
+    def op(a, b):
+        if _CX.is_c_pair(a, b):
+            return complex_fn(f, a, b)
+        return real(a, b)
+    op.__name__ = real.__name__
+    return op
+
+
+minimum = _ordered("minimum", lambda f, a, b: _CX.extreme(f, a, b))
+maximum = _ordered("maximum", lambda f, a, b: _CX.extreme(f, a, b))
 arctan2 = atan2 = _binary("atan2")
-less = _binary("lt")
-less_equal = _binary("le")
-greater = _binary("gt")
-greater_equal = _binary("ge")
+less = _ordered("lt", lambda f, a, b: _CX.compare(f, a, b))
+less_equal = _ordered("le", lambda f, a, b: _CX.compare(f, a, b))
+greater = _ordered("gt", lambda f, a, b: _CX.compare(f, a, b))
+greater_equal = _ordered("ge", lambda f, a, b: _CX.compare(f, a, b))
 equal = _binary("eq")
 not_equal = _binary("ne")
 logical_and = _binary("logical_and")
@@ -593,12 +624,18 @@ def mean(x, axis=None, dtype=None, keepdims=False):
 def var(x, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
     """numpy's var; dtype, as in numpy, is the type the computation runs in."""
     x = operand(x) if dtype is None else operand(x).astype(dtype)
-    return _reduce("var", x, axis, keepdims, ddof=ddof if correction is None else correction)
+    ddof = ddof if correction is None else correction
+    if x.dtype.kind == "c":
+        return _CX.var(x, axis, ddof, keepdims)
+    return _reduce("var", x, axis, keepdims, ddof=ddof)
 
 
 def std(x, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
     x = operand(x) if dtype is None else operand(x).astype(dtype)
-    return _reduce("std", x, axis, keepdims, ddof=ddof if correction is None else correction)
+    ddof = ddof if correction is None else correction
+    if x.dtype.kind == "c":
+        return sqrt(_CX.var(x, axis, ddof, keepdims))
+    return _reduce("std", x, axis, keepdims, ddof=ddof)
 
 
 def _arg(fname, x, axis, keepdims):
@@ -649,3 +686,4 @@ def cumsum(x, axis=None, dtype=None):
 from ._shape_ops import *  # noqa: E402,F401,F403  (movement, linalg, nn, creation)
 from ._shape_ops import (slice_, realize, reshape, zeros_like, zeros, ones,  # noqa: E402,F401
                          _np_create)
+from . import _complex as _CX  # noqa: E402  (circular: the complex forms build on these)
