@@ -495,6 +495,9 @@ def where(condition, x, y):
 
 def clip(x, min=None, max=None):
     x = operand(x)
+    if x.dtype.kind == "c" or _CX.is_c_pair(min, max):  # numpy: lexicographic, as maximum/minimum
+        r = x if min is None else maximum(x, min)
+        return r if max is None else minimum(r, max)
     ops = [x]
     for v in (min, max):
         if v is not None:
