@@ -423,10 +423,10 @@ def _cmp_out_of_range(f, a, b):
 def true_divide(a, b):
     """numpy true_divide: integer operands divide in float64, so a weak Python int never
     overflows the array's integer dtype."""
-    if is_weak(a) and not isinstance(a, (bool, float)) and isinstance(b, Array) \
+    if is_weak(a) and not isinstance(a, (bool, float, complex)) and isinstance(b, Array) \
             and b.dtype.kind in "iub":
         a = float(a)
-    elif is_weak(b) and not isinstance(b, (bool, float)) and isinstance(a, Array) \
+    elif is_weak(b) and not isinstance(b, (bool, float, complex)) and isinstance(a, Array) \
             and a.dtype.kind in "iub":
         b = float(b)
     return _true_divide(a, b)
@@ -444,7 +444,7 @@ _power = _binary("pow")
 
 def power(a, b):
     """numpy power; a negative Python-int exponent of an integer array raises ValueError."""
-    if is_weak(b) and not isinstance(b, (bool, float)) and b < 0 and isinstance(a, Array) \
+    if is_weak(b) and not isinstance(b, (bool, float, complex)) and b < 0 and isinstance(a, Array) \
             and a.dtype.kind in "iu":
         raise FritError("Integers to negative integer powers are not allowed.")
     return _power(a, b)
@@ -574,6 +574,9 @@ def _reduce(fname, x, axis, keepdims, ddof=0.0, dtype=None):
     if dtype is not None:
         x = astype(x, dtype, copy=False)
     axes = _axes(axis)
+    if axes is not None and x.ndim == 0 and fname not in ("mean", "var", "std") \
+            and builtins.all(a in (0, -1) for a in axes):
+        axes = None  # numpy's ufunc reductions accept axis 0 / -1 of a 0-d array
     if fname in ("max", "min", "argmax", "argmin"):
         sh = x.shape
         red = range(len(sh)) if axes is None else [a % len(sh) if len(sh) else a for a in axes]
