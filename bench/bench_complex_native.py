@@ -66,8 +66,8 @@ try:
     jf = frit.jit(lambda x, y, z: x * y + z); js = frit.jit(lambda x: frit.sum(x))
     def jit_f(): np.asarray(jf(fa, fb, fc))
     def jit_s(): np.asarray(js(fa))
-    rows += [("python eager a*b+c (%s)" % kind, best(eager_f, 3)), ("python jit a*b+c (%s)" % kind, best(jit_f, 3)),
-             ("python eager sum (%s)" % kind, best(eager_s, 3)), ("python jit sum (%s)" % kind, best(jit_s, 3))]
+    rows += [("python eager a*b+c (%s)" % kind, best(eager_f)), ("python jit a*b+c (%s)" % kind, best(jit_f)),
+             ("python eager sum (%s)" % kind, best(eager_s)), ("python jit sum (%s)" % kind, best(jit_s))]
 except Exception as e:  # report, do not hide
     rows.append(("python package: %r" % (e,), float("nan")))
 for name, ms in rows:

@@ -3,11 +3,9 @@ C library's native complex dtypes, and the complex forms of the functions whose 
 loop the C library lacks, built from the parts (docs/complex.md)."""
 import math
 
-from . import _dtypes as D
 from . import _lib as L
 from . import _ops as O
 from ._array import apply, operand, operands2
-from ._errors import FritTypeError
 
 __all__ = ["real", "imag", "conj", "conjugate", "angle"]
 
@@ -48,15 +46,6 @@ def angle(x, deg=False):
 def make(re, im):
     """re + im*1j (numpy's promotion of the parts: float32 parts give complex64)."""
     return apply(_b_complex, [operand(re), operand(im)])
-
-
-def is_c(x):
-    return x.dtype.kind == "c"
-
-
-def _not_supported(name, *xs):
-    return FritTypeError("%s: not supported for complex dtypes (operands %s)" % (name, ", ".join(
-        "%s%s" % (x.dtype.name, list(x.shape)) for x in xs)))
 
 
 # ---------------------------------------------------------------- unary functions numpy has
@@ -126,9 +115,6 @@ def var(x, axis, ddof, keepdims):
 
 def _parts2(a, b):
     a, b = operands2(a, b)
-    ct = D.dtype(O.result_type(a, b))
-    if ct.kind != "c":
-        return None
     return real(a), imag(a), real(b), imag(b), a, b
 
 
@@ -141,9 +127,8 @@ def _no_nan(*xs):
 
 
 def compare(f, a, b):
-    """numpy's CLT/CLE/CGT/CGE/ on complex operands (f: 'lt' 'le' 'gt' 'ge')."""
-    p = _parts2(a, b)
-    ar, ai, br, bi, _, _ = p
+    """numpy's CLT/CLE/CGT/CGE on complex operands (f: 'lt' 'le' 'gt' 'ge')."""
+    ar, ai, br, bi, _, _ = _parts2(a, b)
     strict = {"lt": O.less, "le": O.less, "gt": O.greater, "ge": O.greater}[f]
     tie = {"lt": O.less, "le": O.less_equal, "gt": O.greater, "ge": O.greater_equal}[f]
     first = O.logical_and(strict(ar, br), _no_nan(ai, bi))
@@ -154,7 +139,7 @@ def extreme(f, a, b):
     """numpy maximum/minimum on complex: a NaN (either part) of the first operand, else of the
     second, propagates."""
     ar, ai, br, bi, a, b = _parts2(a, b)
-    ct = D.dtype(O.result_type(a, b))
+    ct = O.result_type(a, b)
     a, b = O.astype(a, ct, copy=False), O.astype(b, ct, copy=False)
     keep_a = O.logical_or(O.logical_not(_no_nan(ar, ai)),
                           compare("ge" if f == "maximum" else "le", a, b))
