@@ -361,3 +361,25 @@ def test_promotion_against_numpy(rng):
         assert (frit.asarray(z) + 3).dtype == cdt
     got = frit.asarray(np.ones(3, np.complex64)) + frit.asarray(np.ones(3, np.float64))
     assert got.dtype == frit.complex128
+
+
+def test_kernels_fft_and_norms(rng):
+    """complex arrays in explicit kernels, fft results as frit.Arrays, norms of complex (|z|)."""
+    z = crand(rng, (6,), np.complex64)
+    a = frit.asarray(z)
+    c = frit.zeros(6, dtype=frit.complex64)
+    with frit.kernel(6) as i:
+        c[i] = a[i] * 1j + 2
+    np.testing.assert_allclose(np.asarray(c), z * 1j + 2, rtol=1e-6)
+    f = frit.fft.fft(a)
+    assert isinstance(f, frit.Array) and f.dtype == frit.complex64
+    m = crand(rng, (3, 4), np.complex128)
+    for ord_ in (None, 1, np.inf, -np.inf, 3):
+        np.testing.assert_allclose(np.asarray(frit.linalg.norm(frit.asarray(m[0]), ord=ord_)),
+                                   np.linalg.norm(m[0], ord=ord_), rtol=1e-12)
+    for ord_ in (None, "fro", 1, np.inf):
+        np.testing.assert_allclose(np.asarray(frit.linalg.norm(frit.asarray(m), ord=ord_)),
+                                   np.linalg.norm(m, ord=ord_), rtol=1e-12)
+    assert np.asarray(frit.linalg.vector_norm(a)).dtype == np.float32
+    with pytest.raises(frit.FritError, match="nuc.*complex"):
+        frit.linalg.matrix_norm(frit.asarray(m), ord="nuc")
