@@ -1,6 +1,6 @@
 """Op-matrix rows for complex64/complex128 (native dtypes; frit._complex): elementwise, reductions,
-matmul, lexicographic ordering and
-the functions conj/real/imag/angle that numpy also defines on real inputs."""
+matmul, lexicographic ordering (numpy 2) and the functions conj/real/imag/angle that numpy also
+defines on real inputs."""
 from .spec import Row, COMPLEX, FLOATS, array, unary_cases, binary_cases
 
 _UNARY = ["negative", "positive", "conj", "conjugate", "real", "imag", "abs", "angle", "exp",
