@@ -2,13 +2,14 @@
 C kernels (see docs/python-api.md). The C library is reached through ctypes (frit._lib)."""
 from . import _dtypes
 from ._dtypes import (bool_ as bool, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
-                      uint64, float16, bfloat16, float32, float64, dtype, DType)
+                      uint64, float16, bfloat16, float32, float64, complex64, complex128, dtype,
+                      DType)
 from ._errors import FritError, FritTypeError
 from ._array import Array, asarray
 from ._ops import *  # noqa: F401,F403
 from ._ops import (abs, all, any, max, min, pow, round, sum, can_cast, finfo, iinfo,  # noqa: F401
                    result_type, realize)
-from ._complex_api import *  # noqa: F401,F403,E402  (complex dispatch over the names above)
+from ._complex import *  # noqa: F401,F403  (real, imag, conj, angle)
 from ._session import Session, current as current_session, new_session  # noqa: F401
 from . import nn  # noqa: F401  (a package: imports _ops, _shape_ops, random)
 
@@ -37,13 +38,6 @@ from ._elementwise_extra import *  # noqa: E402,F401,F403
 from ._manip import *  # noqa: E402,F401,F403
 from ._namespace import (isdtype, __array_namespace_info__, CREATION_NAMES as _CREATION,  # noqa: E402,F401
                          with_device as _with_device)
-# functions defined after the complex dispatch (frit._complex_api): a complex argument goes to
-# the complex form where there is one, else gets a clear error
-from ._complex_api import complex_dispatch as _complex_dispatch  # noqa: E402
-for _name in ("sort", "argsort", "searchsorted", "nonzero", "flatnonzero", "argwhere", "unique",
-              "unique_all", "unique_counts", "unique_inverse", "unique_values", "interp",
-              "histogram", "diagonal", "trace") + tuple(_elementwise_extra.__all__) + tuple(_manip.__all__):
-    globals()[_name] = _complex_dispatch(globals()[_name], _name)
 for _name in _CREATION:  # the array API's device= keyword
     globals()[_name] = _with_device(globals()[_name])
 del _name

@@ -19,6 +19,7 @@ _tensor_dtype = fn["frit_tensor_dtype"]
 _input = fn["frit_input"]
 _scalar_f = fn["frit_scalar_f"]
 _scalar_i = fn["frit_scalar_i"]
+_complex_t = fn["frit_complex_t"]
 _BY_CODE = D.BY_CODE
 
 # A lazy chain longer than this is realised as it is built (bounds graph size and the depth of
@@ -109,14 +110,7 @@ def _tensor_of(n, sess):
     if c is not None and c[0] == sess.sid:
         return c[1]
     if n.scalar is not None:
-        v = n.scalar
-        if n.dtype.kind == "f":
-            t = _scalar_f(sess.ptr, n.dtype.code, float(v))
-        else:
-            v = int(v)
-            if v >= 2 ** 63:
-                v -= 2 ** 64
-            t = _scalar_i(sess.ptr, n.dtype.code, v)
+        t = scalar_tensor(sess.ptr, n.dtype, n.scalar)
     else:
         name = "c%d" % next(_leaf_ids)
         shp = n.np.shape
@@ -125,6 +119,20 @@ def _tensor_of(n, sess):
             sess.leaf_inputs[name] = n
     n.tc = (sess.sid, sess.check(t))
     return t
+
+
+def scalar_tensor(ctx, dt, v):
+    """A 0-d constant tensor of frit dtype dt and value v (complex: built from its parts)."""
+    if dt.kind == "f":
+        return _scalar_f(ctx, dt.code, float(v))
+    if dt.kind == "c":
+        pc = D.real_part(dt).code
+        re, im = _scalar_f(ctx, pc, v.real), _scalar_f(ctx, pc, v.imag)
+        return _complex_t(ctx, re, im) if re and im else None
+    v = int(v)
+    if v >= 2 ** 63:
+        v -= 2 ** 64
+    return _scalar_i(ctx, dt.code, v)
 
 
 def apply(build, operands, params=()):
@@ -247,20 +255,14 @@ def asarray(x, dtype=None, copy=None):
     elif hasattr(x, "__array__") or hasattr(x, "__dlpack__"):
         a = np.asarray(x)
     else:
-        if isinstance(x, complex):
-            raise FritTypeError("complex numbers are not supported by frit")
         if isinstance(x, (list, tuple)) and any(isinstance(e, Array) for e in _flat(x)):
             from . import _ops
             return _ops.stack([asarray(e, dtype) for e in x]) if x else asarray([], dtype)
         a = _py_dtype(x)
-        if a.dtype.kind == "c":
-            raise FritTypeError("complex numbers are not supported by frit")
-        if dt is None and a.dtype.kind not in "biuf":
+        if dt is None and a.dtype.kind not in "biufc":
             raise FritTypeError("cannot make a frit array from %r" % (x,))
-    if a.dtype.kind == "c":
-        raise FritTypeError("complex numbers are not supported by frit")
     if dt is not None and dt is not D.bfloat16 and a.dtype != dt.value:
-        if a.dtype.kind not in "biuf":
+        if a.dtype.kind not in "biufc":
             raise FritTypeError("cannot convert numpy dtype %s to %s" % (a.dtype, dt.name))
         if a.dtype.kind == "f" and dt.kind in "iu" and not isinstance(x, np.ndarray):
             pass
@@ -285,11 +287,11 @@ def weak_dtype(v, other):
     if isinstance(v, bool):
         return other
     if isinstance(v, int):
-        return other if other.kind in "iuf" else D.int64
+        return other if other.kind in "iufc" else D.int64
     if isinstance(v, float):
-        return other if other.kind == "f" else D.float64
+        return other if other.kind in "fc" else D.float64
     if isinstance(v, complex):
-        raise FritTypeError("complex numbers are not supported by frit")
+        return D.complex_of(other) if other.kind in "fc" else D.complex128
     raise FritTypeError("unsupported operand type %s" % type(v).__name__)
 
 
@@ -309,6 +311,8 @@ def _weak_scalar(v, other):
             data = np.array(v, dt.value)
     if dt.kind == "f":
         sv = float(L.bf16_value(data)) if dt is D.bfloat16 else float(data)
+    elif dt.kind == "c":
+        sv = complex(data)
     else:
         sv = int(v)
     return _wrap(_concrete_node(data, dt, scalar=sv))
@@ -682,6 +686,19 @@ class Array:
     def dot(self, other):
         return _ops.dot(self, other)
 
+    @property
+    def real(self):
+        return _ops._CX.real(self)
+
+    @property
+    def imag(self):
+        return _ops._CX.imag(self)
+
+    def conj(self):
+        return _ops._CX.conj(self)
+
+    conjugate = conj
+
     def flip(self, axis=None):
         return _ops.flip(self, axis)
 
@@ -754,7 +771,8 @@ def _binop(name, fname, reflect=True, inplace=True):
         setattr(Array, "__i%s__" % name, inp)
 
 
-_OPERAND_TYPES = (Array, np.ndarray, np.generic, bool, int, float, list, tuple, _control.Var)
+_OPERAND_TYPES = (Array, np.ndarray, np.generic, bool, int, float, complex, list, tuple,
+                  _control.Var)
 
 
 for _name, _f in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),

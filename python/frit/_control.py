@@ -93,7 +93,7 @@ def _const(v, dt):
     else:
         with np.errstate(all="ignore"):
             data = np.array(v, dt.value)
-        sv = float(data) if dt.kind == "f" else int(data)
+        sv = float(data) if dt.kind == "f" else complex(data) if dt.kind == "c" else int(data)
     n = A._concrete_node(data, dt, scalar=sv)
     _BAKED.add(n)
     return n
@@ -104,13 +104,7 @@ def _is_const(n):
 
 
 def _const_tensor(ctx, n):
-    v = n.scalar
-    if n.dtype.kind == "f":
-        return fn["frit_scalar_f"](ctx, n.dtype.code, float(v))
-    v = int(v)
-    if v >= 2 ** 63:
-        v -= 2 ** 64
-    return fn["frit_scalar_i"](ctx, n.dtype.code, v)
+    return A.scalar_tensor(ctx, n.dtype, n.scalar)
 
 
 def _new_node(sess, t, expr=None, dtype=None, shape=None, abstract=False, scope=None):

@@ -62,8 +62,13 @@ bfloat16 = DType("bfloat16", L.BF16, np.uint16, np.float32, "f", "bf16")
 float32 = DType("float32", L.F32, np.float32, np.float32, "f", "f32")
 float64 = DType("float64", L.F64, np.float64, np.float64, "f", "f64")
 
+# complex: interleaved (re, im) pairs, numpy's layout, so numpy buffers are shared as they are
+complex64 = DType("complex64", L.C64, np.complex64, np.complex64, "c", "c64")
+complex128 = DType("complex128", L.C128, np.complex128, np.complex128, "c", "c128")
+COMPLEX = [complex64, complex128]
+
 ALL = [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
-       float32, float64]
+       float32, float64, complex64, complex128]
 BY_CODE = {d.code: d for d in ALL}
 _BY_NP = {d.value: d for d in ALL if d is not bfloat16}
 _BY_NAME = {}
@@ -71,21 +76,23 @@ for _d in ALL:
     _BY_NAME[_d.name] = _d
     _BY_NAME[_d.short] = _d
 _BY_NAME.update({"bool_": bool_, "float": float64, "int": int64, "double": float64,
-                 "half": float16, "single": float32})
-_PY = {bool: bool_, int: int64, float: float64}
+                 "half": float16, "single": float32, "complex": complex128,
+                 "cfloat": complex128, "csingle": complex64, "cdouble": complex128})
+_PY = {bool: bool_, int: int64, float: float64, complex: complex128}
 
-# Complex dtypes live above the C library: a complex array is a pair of real frit arrays (see
-# frit._complex and docs/complex.md), so they have no C code and are not in ALL.
-complex64 = DType("complex64", None, np.complex64, np.complex64, "c", "c64")
-complex128 = DType("complex128", None, np.complex128, np.complex128, "c", "c128")
-COMPLEX = [complex64, complex128]
-_BY_NP_C = {d.value: d for d in COMPLEX}
-for _d in COMPLEX:
-    _BY_NAME[_d.name] = _d
-    _BY_NAME[_d.short] = _d
-_BY_NAME.update({"complex": complex128, "cfloat": complex128, "csingle": complex64,
-                 "cdouble": complex128})
-_PY[complex] = complex128
+
+def real_part(d):
+    """The float dtype of a complex dtype's parts (complex64 -> float32); other dtypes: d."""
+    return float32 if d is complex64 else float64 if d is complex128 else d
+
+
+def complex_of(d):
+    """numpy's complex dtype for real parts of dtype d (float32/16, bfloat16, small ints:
+    complex64; the rest complex128); a complex dtype is itself."""
+    if d.kind == "c":
+        return d
+    return complex64 if d in (bool_, int8, uint8, int16, uint16, float16, bfloat16, float32) \
+        else complex128
 
 
 def dtype(x):
@@ -105,7 +112,7 @@ def dtype(x):
         npd = np.dtype(x)
     except (TypeError, ValueError):
         raise FritTypeError("not a dtype frit supports: %r" % (x,)) from None
-    d = _BY_NP.get(npd) or _BY_NP_C.get(npd)
+    d = _BY_NP.get(npd)
     if d is None:
         raise FritTypeError("dtype %s is not supported by frit (supported: %s)"
                             % (npd, ", ".join(d.name for d in ALL)))

@@ -3,6 +3,7 @@ signbit, copysign, hypot, logaddexp(2), nextafter, fmod, fmax, fmin (C: src/tens
 from . import _lib as L
 from ._array import Array, apply, operand, operands2
 from ._ops import _b_unary, _b_binary
+from . import _complex as _CX
 
 __all__ = ["acosh", "arccosh", "asinh", "arcsinh", "atanh", "arctanh", "cbrt", "rint", "deg2rad",
            "radians", "rad2deg", "degrees", "signbit", "copysign", "hypot", "logaddexp",
@@ -29,9 +30,20 @@ def _binary(f):
     return op
 
 
-acosh = arccosh = _unary("acosh")
-asinh = arcsinh = _unary("asinh")
-atanh = arctanh = _unary("atanh")
+
+
+def _c(f, complex_f):
+    """f, or for a complex argument its complex form from the parts (frit._complex)."""
+    def op(x):
+        x = x if type(x) is Array else operand(x)
+        return complex_f(x) if x.dtype.kind == "c" else f(x)
+    op.__name__ = f.__name__
+    return op
+
+
+acosh = arccosh = _c(_unary("acosh"), lambda z: _CX.acosh(z))
+asinh = arcsinh = _c(_unary("asinh"), lambda z: _CX.asinh(z))
+atanh = arctanh = _c(_unary("atanh"), lambda z: _CX.atanh(z))
 cbrt = _unary("cbrt")
 rint = _unary("rint")
 deg2rad = radians = _unary("deg2rad")

@@ -18,7 +18,6 @@ import threading
 import numpy as np
 
 from . import _array as A
-from . import _complex as _CX
 from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
@@ -40,7 +39,6 @@ _tensor_dim_static = L.fn["frit_tensor_dim_static"]
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _Array = A.Array
-_ComplexArray = _CX.ComplexArray
 _ndarray = np.ndarray
 _wrap = A._wrap
 _concrete_node = A._concrete_node
@@ -67,12 +65,9 @@ def _flatten(x, leaves):
     keys), namedtuple; arrays: frit/numpy arrays, numpy scalars, objects with __array__; every
     other value (Python scalars, None, strings ...) is static and part of the treedef."""
     t = type(x)
-    if (t is _ndarray and x.dtype.kind != "c") or t is _Array:
+    if t is _ndarray or t is _Array:
         leaves.append(x)
         return _LEAF
-    if t is _ComplexArray or ((t is _ndarray or isinstance(x, np.generic)) and x.dtype.kind == "c"):
-        z = x if t is _ComplexArray else _CX.asarray(x)  # a complex leaf is its (re, im) pair
-        return (_ComplexArray, (_flatten(z.re, leaves), _flatten(z.im, leaves)))
     if t is tuple or t is list:
         return (t, tuple([_flatten(e, leaves) for e in x]))
     if t is dict:
@@ -347,7 +342,7 @@ class Jitted:
                     raise FritTypeError("jit: static argument %d of type %s is not hashable"
                                         % (i, t.__name__)) from None
                 trees.append(("S", t, a))
-            elif (t is _ndarray and a.dtype.kind != "c") or t is _Array:
+            elif t is _ndarray or t is _Array:
                 leaves.append(a)
                 trees.append(_LEAF)
             else:

@@ -20,10 +20,11 @@ lib = C.CDLL(library_path())
 
 # ---------------------------------------------------------------- dtypes
 
-VOID, BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 = range(14)
+VOID, BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128 = range(16)
 DTYPE_NAMES = ["void", "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-               "f16", "bf16", "f32", "f64"]
-ALL_DTYPES = list(range(BOOL, F64 + 1))
+               "f16", "bf16", "f32", "f64", "c64", "c128"]
+ALL_DTYPES = list(range(BOOL, F64 + 1))  # the real dtypes (complex: COMPLEX_DTYPES)
+COMPLEX_DTYPES = [C64, C128]
 INT_DTYPES = [I8, I16, I32, I64, U8, U16, U32, U64]
 SINT_DTYPES = [I8, I16, I32, I64]
 UINT_DTYPES = [U8, U16, U32, U64]
@@ -32,7 +33,8 @@ FLOAT_DTYPES = [F16, BF16, F32, F64]
 # Storage dtype in memory. bf16 is held as its raw uint16 bit pattern.
 _STORAGE = {BOOL: np.bool_, I8: np.int8, I16: np.int16, I32: np.int32, I64: np.int64,
             U8: np.uint8, U16: np.uint16, U32: np.uint32, U64: np.uint64,
-            F16: np.float16, BF16: np.uint16, F32: np.float32, F64: np.float64}
+            F16: np.float16, BF16: np.uint16, F32: np.float32, F64: np.float64,
+            C64: np.complex64, C128: np.complex128}  # complex: interleaved, as numpy
 _FROM_NP = {np.dtype(v): k for k, v in _STORAGE.items() if k != BF16}
 
 
@@ -162,6 +164,8 @@ _PROTOS = {
     "frit_softmax": (_p, [_p, _p, C.c_int]), "frit_log_softmax": (_p, [_p, _p, C.c_int]),
     "frit_take": (_p, [_p, _p, _p, C.c_int]), "frit_take_along_axis": (_p, [_p, _p, _p, C.c_int]),
     "frit_one_hot": (_p, [_p, _p, C.c_int64, C.c_uint32]),
+    "frit_real": (_p, [_p, _p]), "frit_imag": (_p, [_p, _p]), "frit_conj": (_p, [_p, _p]),
+    "frit_angle": (_p, [_p, _p]), "frit_complex_t": (_p, [_p, _p, _p]),
     # programs
     "frit_compile": (_p, [_p, C.POINTER(_p), C.c_int, C.POINTER(CompileOpts)]),
     "frit_program_free": (None, [_p]),

@@ -292,8 +292,20 @@ exp = _unary("exp")
 exp2 = _unary("exp2")
 log = _unary("log")
 log2 = _unary("log2")
-log1p = _unary("log1p")
-expm1 = _unary("expm1")
+_log1p = _unary("log1p")
+_expm1 = _unary("expm1")
+
+
+def log1p(x):
+    x = operand(x)
+    return _CX.log1p(x) if x.dtype.kind == "c" else _log1p(x)
+
+
+def expm1(x):
+    x = operand(x)
+    return _CX.expm1(x) if x.dtype.kind == "c" else _expm1(x)
+
+
 sin = _unary("sin")
 cos = _unary("cos")
 tan = _unary("tan")
@@ -321,6 +333,8 @@ def round(x, decimals=0):
     """numpy.round: half to even; decimals != 0 scales by 10**decimals (as numpy does)."""
     x = operand(x)
     decimals = _int(decimals, "decimals")
+    if x.dtype.kind == "c":
+        return _CX.round(x, decimals)
     if x.dtype.kind != "f":
         if decimals >= 0:
             return x
@@ -354,6 +368,8 @@ def square(x):
 
 def isfinite(x):
     x = operand(x)
+    if x.dtype.kind == "c":
+        return _CX.isfinite(x)
     if x.dtype.kind != "f":
         return logical_not(zeros_like(x, D.bool_))
     return logical_not(logical_or(isnan(x), isinf(x)))
@@ -407,10 +423,10 @@ def _cmp_out_of_range(f, a, b):
 def true_divide(a, b):
     """numpy true_divide: integer operands divide in float64, so a weak Python int never
     overflows the array's integer dtype."""
-    if is_weak(a) and not isinstance(a, (bool, float)) and isinstance(b, Array) \
+    if is_weak(a) and not isinstance(a, (bool, float, complex)) and isinstance(b, Array) \
             and b.dtype.kind in "iub":
         a = float(a)
-    elif is_weak(b) and not isinstance(b, (bool, float)) and isinstance(a, Array) \
+    elif is_weak(b) and not isinstance(b, (bool, float, complex)) and isinstance(a, Array) \
             and a.dtype.kind in "iub":
         b = float(b)
     return _true_divide(a, b)
@@ -428,20 +444,35 @@ _power = _binary("pow")
 
 def power(a, b):
     """numpy power; a negative Python-int exponent of an integer array raises ValueError."""
-    if is_weak(b) and not isinstance(b, (bool, float)) and b < 0 and isinstance(a, Array) \
+    if is_weak(b) and not isinstance(b, (bool, float, complex)) and b < 0 and isinstance(a, Array) \
             and a.dtype.kind in "iu":
         raise FritError("Integers to negative integer powers are not allowed.")
     return _power(a, b)
 
 
 pow = power
-minimum = _binary("minimum")
-maximum = _binary("maximum")
+
+
+def _ordered(f, complex_fn):
+    """A comparison or maximum/minimum: numpy 2 orders complex numbers lexicographically, which
+    the C library leaves to frit._complex."""
+    real = _binary(f)
+
+    def op(a, b):
+        if _CX.is_c_pair(a, b):
+            return complex_fn(f, a, b)
+        return real(a, b)
+    op.__name__ = real.__name__
+    return op
+
+
+minimum = _ordered("minimum", lambda f, a, b: _CX.extreme(f, a, b))
+maximum = _ordered("maximum", lambda f, a, b: _CX.extreme(f, a, b))
 arctan2 = atan2 = _binary("atan2")
-less = _binary("lt")
-less_equal = _binary("le")
-greater = _binary("gt")
-greater_equal = _binary("ge")
+less = _ordered("lt", lambda f, a, b: _CX.compare(f, a, b))
+less_equal = _ordered("le", lambda f, a, b: _CX.compare(f, a, b))
+greater = _ordered("gt", lambda f, a, b: _CX.compare(f, a, b))
+greater_equal = _ordered("ge", lambda f, a, b: _CX.compare(f, a, b))
 equal = _binary("eq")
 not_equal = _binary("ne")
 logical_and = _binary("logical_and")
@@ -464,6 +495,9 @@ def where(condition, x, y):
 
 def clip(x, min=None, max=None):
     x = operand(x)
+    if x.dtype.kind == "c" or _CX.is_c_pair(min, max):  # numpy: lexicographic, as maximum/minimum
+        r = x if min is None else maximum(x, min)
+        return r if max is None else minimum(r, max)
     ops = [x]
     for v in (min, max):
         if v is not None:
@@ -540,6 +574,9 @@ def _reduce(fname, x, axis, keepdims, ddof=0.0, dtype=None):
     if dtype is not None:
         x = astype(x, dtype, copy=False)
     axes = _axes(axis)
+    if axes is not None and x.ndim == 0 and fname not in ("mean", "var", "std") \
+            and builtins.all(a in (0, -1) for a in axes):
+        axes = None  # numpy's ufunc reductions accept axis 0 / -1 of a 0-d array
     if fname in ("max", "min", "argmax", "argmin"):
         sh = x.shape
         red = range(len(sh)) if axes is None else [a % len(sh) if len(sh) else a for a in axes]
@@ -593,12 +630,18 @@ def mean(x, axis=None, dtype=None, keepdims=False):
 def var(x, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
     """numpy's var; dtype, as in numpy, is the type the computation runs in."""
     x = operand(x) if dtype is None else operand(x).astype(dtype)
-    return _reduce("var", x, axis, keepdims, ddof=ddof if correction is None else correction)
+    ddof = ddof if correction is None else correction
+    if x.dtype.kind == "c":
+        return _CX.var(x, axis, ddof, keepdims)
+    return _reduce("var", x, axis, keepdims, ddof=ddof)
 
 
 def std(x, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
     x = operand(x) if dtype is None else operand(x).astype(dtype)
-    return _reduce("std", x, axis, keepdims, ddof=ddof if correction is None else correction)
+    ddof = ddof if correction is None else correction
+    if x.dtype.kind == "c":
+        return sqrt(_CX.var(x, axis, ddof, keepdims))
+    return _reduce("std", x, axis, keepdims, ddof=ddof)
 
 
 def _arg(fname, x, axis, keepdims):
@@ -649,3 +692,4 @@ def cumsum(x, axis=None, dtype=None):
 from ._shape_ops import *  # noqa: E402,F401,F403  (movement, linalg, nn, creation)
 from ._shape_ops import (slice_, realize, reshape, zeros_like, zeros, ones,  # noqa: E402,F401
                          _np_create)
+from . import _complex as _CX  # noqa: E402  (circular: the complex forms build on these)

@@ -11,6 +11,7 @@ from . import _bounds as B
 from . import _session as S
 from ._array import Array, apply, asarray, operand, operands2
 from ._errors import FritError, FritTypeError
+from . import _ops
 from ._ops import (_b_reshape_dims, _reshape_groups, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
                    _b_slice, _b_flip, _b_concat, _b_stack, _b_repeat, _b_tile, _b_contiguous,
                    _b_matmul, _b_dot, _b_conv2d, _b_pool, _b_softmax, _b_take, _b_one_hot,
@@ -363,7 +364,13 @@ def dot(a, b):
 
 
 def vdot(a, b):
-    return dot(ravel(a), ravel(b))
+    """numpy.vdot: the first argument is conjugated."""
+    return dot(ravel(_conj(a)), ravel(b))
+
+
+def _conj(x):
+    x = operand(x)
+    return _ops._CX.conj(x) if x.dtype.kind == "c" else x
 
 
 def inner(a, b):
@@ -379,7 +386,8 @@ def outer(a, b):
 
 
 def vecdot(x1, x2, axis=-1):
-    p = multiply(x1, x2)
+    """The array API's vecdot: sum(conj(x1) * x2) over axis."""
+    p = multiply(_conj(x1), x2)
     return sum(p, axis=axis, dtype=p.dtype)  # numpy keeps the operands' dtype (no uint8 -> uint64)
 
 
@@ -527,9 +535,7 @@ def empty(shape, dtype=None):
 
 
 def full(shape, fill_value, dtype=None):
-    if not isinstance(fill_value, (bool, int, float, np.generic, Array)):
-        if isinstance(fill_value, complex):
-            raise FritTypeError("complex numbers are not supported by frit")
+    if not isinstance(fill_value, (bool, int, float, complex, np.generic, Array)):
         raise FritTypeError("full: fill_value must be a scalar, got %s" % type(fill_value).__name__)
     return _np_create(shape, fill_value, dtype)
 
@@ -543,8 +549,12 @@ def _lazy_like(x, value, dtype, shape):
     """full_like of a traced array (symbolic dims): built in C on x's dims."""
     if shape is None and isinstance(x, Array) and x._n.np is None and None in x.shape:
         dt = x.dtype if dtype is None else D.dtype(dtype)
-        if not isinstance(value, (bool, int, float, np.generic)):
+        if not isinstance(value, (bool, int, float, complex, np.generic)):
             raise FritTypeError("full_like: fill_value must be a scalar")
+        if isinstance(value, (complex, np.complexfloating)):
+            if dt.kind == "c":  # the C fill is a double: the imaginary part is added
+                return _ops.add(apply(_b_full_like, [x], (0.0, dt.code)), complex(value))
+            value = value.real  # numpy keeps the real part
         return apply(_b_full_like, [x], (float(value), dt.code))
     return None
 

@@ -10,13 +10,12 @@ from . import _complex as CX
 from . import _dtypes as D
 from . import _lib as L
 from . import _ops as O
-from ._array import Array, apply
+from ._array import apply
 from ._errors import FritError, FritTypeError
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
-ComplexArray = CX.ComplexArray
 fn = L.fn
 _RADIX_MAX = 16    # largest stage DFT done as a matmul inside Cooley-Tukey
 _DIRECT_MAX = 64   # a prime length up to this is one DFT matmul; above it, Bluestein
@@ -41,24 +40,24 @@ def _b_merge(ctx, ts, n):
 
 
 def _split(z, n1, n2):
-    return ComplexArray(apply(_b_split, [z.re], (n1, n2)), apply(_b_split, [z.im], (n1, n2)))
+    return apply(_b_split, [z], (n1, n2))
 
 
 def _merge(z, n):
-    return ComplexArray(apply(_b_merge, [z.re], (n,)), apply(_b_merge, [z.im], (n,)))
+    return apply(_b_merge, [z], (n,))
 
 
 # ---------------------------------------------------------------- constants (float64, exact
 # index reduction so that large n keeps full accuracy)
 
 def _phase(k, n, sign):
-    """exp(sign * 2 pi i k / n) for integer array k."""
+    """exp(sign * 2 pi i k / n) for integer array k (complex128)."""
     ang = sign * 2.0 * np.pi * (np.mod(k, n).astype(np.float64) / n)
-    return np.cos(ang), np.sin(ang)
+    return np.cos(ang) + 1j * np.sin(ang)
 
 
-def _const(v, rdt):
-    return O.asarray(np.ascontiguousarray(v, dtype=rdt.value), rdt)
+def _const(v, cdt):
+    return O.asarray(np.ascontiguousarray(v, dtype=cdt.value), cdt)
 
 
 _CACHE = {}
@@ -73,19 +72,17 @@ def _cached(key, make):
     return v
 
 
-def _dft_matrix(n, sign, rdt, transpose):
+def _dft_matrix(n, sign, cdt):
     def make():
         k = np.arange(n)
-        c, s = _phase(np.outer(k, k), n, sign)
-        return _const(c, rdt), _const(s, rdt)
-    return _cached(("dft", n, sign, rdt.name, transpose), make)
+        return _const(_phase(np.outer(k, k), n, sign), cdt)
+    return _cached(("dft", n, sign, cdt.name), make)
 
 
-def _twiddle(n1, n2, sign, rdt):
+def _twiddle(n1, n2, sign, cdt):
     def make():
-        c, s = _phase(np.outer(np.arange(n1), np.arange(n2)), n1 * n2, sign)
-        return _const(c, rdt), _const(s, rdt)
-    return _cached(("tw", n1, n2, sign, rdt.name), make)
+        return _const(_phase(np.outer(np.arange(n1), np.arange(n2)), n1 * n2, sign), cdt)
+    return _cached(("tw", n1, n2, sign, cdt.name), make)
 
 
 def _factor(n):
@@ -107,30 +104,13 @@ def _radix(n):
 
 # ---------------------------------------------------------------- the transform
 
-def _cmatmul_right(z, fr, fi):
-    """z @ F for a constant complex matrix F = fr + i fi (z's last axis)."""
-    return ComplexArray(O.matmul(z.re, fr) - O.matmul(z.im, fi),
-                        O.matmul(z.re, fi) + O.matmul(z.im, fr))
-
-
-def _cmatmul_left(fr, fi, z):
-    """F @ z along z's second-last axis."""
-    return ComplexArray(O.matmul(fr, z.re) - O.matmul(fi, z.im),
-                        O.matmul(fr, z.im) + O.matmul(fi, z.re))
-
-
-def _cmul_const(z, cr, ci):
-    return ComplexArray(z.re * cr - z.im * ci, z.re * ci + z.im * cr)
-
-
 def _dft_last(z, n, sign):
     """Unnormalised DFT of z along its last axis (static length n); sign -1 forward, +1 inverse."""
     if n == 1:
         return z
-    rdt = z.re.dtype
+    cdt = z.dtype
     if n <= _RADIX_MAX or (n <= _DIRECT_MAX and _factor(n) == n):
-        fr, fi = _dft_matrix(n, sign, rdt, True)  # symmetric: x @ F == F applied per row
-        return _cmatmul_right(z, fr, fi)
+        return O.matmul(z, _dft_matrix(n, sign, cdt))  # symmetric: x @ F == F applied per row
     r = _radix(n)
     if r is None:
         p = _factor(n)
@@ -140,22 +120,20 @@ def _dft_last(z, n, sign):
     n2 = n // r
     a = _split(z, r, n2)                        # a[..., j1, j2] = z[..., j1*n2 + j2]
     if r <= _DIRECT_MAX:
-        fr, fi = _dft_matrix(r, sign, rdt, False)
-        b = _cmatmul_left(fr, fi, a)            # DFT over j1
+        b = O.matmul(_dft_matrix(r, sign, cdt), a)  # DFT over j1
     else:
-        b = CX._pair(O.swapaxes, _dft_last(CX._pair(O.swapaxes, a, -1, -2), r, sign), -1, -2)
-    cr, ci = _twiddle(r, n2, sign, rdt)
-    c = _cmul_const(b, cr, ci)                  # * exp(sign 2 pi i k1 j2 / n)
+        b = O.swapaxes(_dft_last(O.swapaxes(a, -1, -2), r, sign), -1, -2)
+    c = O.multiply(b, _twiddle(r, n2, sign, cdt))  # * exp(sign 2 pi i k1 j2 / n)
     d = _dft_last(c, n2, sign)                  # DFT over j2 -> [..., k1, k2]
     # out[k1 + r*k2]; materialised per stage: fusing every stage's index math into one kernel
     # overruns codegen's limit of 64 ranges per kernel
-    return CX._pair(O.contiguous, _merge(CX._pair(O.swapaxes, d, -1, -2), n))
+    return O.contiguous(_merge(O.swapaxes(d, -1, -2), n))
 
 
 def _bluestein(z, n, sign):
     """Chirp-z: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}), w_j = exp(sign i pi j^2 / n), the
     convolution done with power-of-two FFTs."""
-    rdt = z.re.dtype
+    cdt = z.dtype
     m = 1
     while m < 2 * n - 1:
         m *= 2
@@ -163,20 +141,17 @@ def _bluestein(z, n, sign):
     def make():
         j = np.arange(n)
         ang = sign * np.pi * (np.mod(j * j, 2 * n).astype(np.float64) / n)
-        wr, wi = np.cos(ang), np.sin(ang)
+        w = np.cos(ang) + 1j * np.sin(ang)
         b = np.zeros(m, np.complex128)
-        b[:n] = wr - 1j * wi
-        b[m - n + 1:] = (wr - 1j * wi)[1:][::-1]
+        b[:n] = np.conj(w)
+        b[m - n + 1:] = np.conj(w)[1:][::-1]
         bf = np.fft.fft(b) / m     # the inverse FFT's 1/m folded in
-        return (_const(wr, rdt), _const(wi, rdt), _const(bf.real, rdt), _const(bf.imag, rdt))
-    wr, wi, br, bi = _cached(("blu", n, sign, rdt.name), make)
-    a = _cmul_const(z, wr, wi)
+        return _const(w, cdt), _const(bf, cdt)
+    w, bf = _cached(("blu", n, sign, cdt.name), make)
     pad = [(0, 0)] * (z.ndim - 1) + [(0, m - n)]
-    a = ComplexArray(O.pad(a.re, pad), O.pad(a.im, pad))
-    fa = _dft_last(a, m, -1)
-    prod = _cmul_const(fa, br, bi)
-    conv = _dft_last(prod, m, 1)
-    return _cmul_const(conv[..., :n], wr, wi)
+    a = O.pad(O.multiply(z, w), pad)
+    conv = _dft_last(O.multiply(_dft_last(a, m, -1), bf), m, 1)
+    return O.multiply(conv[..., :n], w)
 
 
 # ---------------------------------------------------------------- numpy-style wrappers
@@ -195,22 +170,20 @@ def _scale(norm, n, inverse):
 
 
 def _to_complex(x, what):
-    if type(x) is ComplexArray:
+    x = O.operand(x)
+    if x.dtype.kind == "c":
         return x
-    if CX.is_c(x):
-        return CX._as_c(x)
-    x = O.operand(x) if not isinstance(x, Array) else x
     if x.dtype.kind not in "biuf":
         raise FritTypeError("%s: unsupported dtype %s" % (what, x.dtype))
     cdt = D.complex64 if x.dtype in (D.float32, D.float16, D.bfloat16) else D.complex128
-    return CX._as_c(x, cdt)
+    return O.astype(x, cdt)
 
 
 def _to_real(x, what):
-    if CX.is_c(x):
-        raise FritTypeError("%s: needs a real input, got complex dtype %s"
-                            % (what, CX._dtype_of(x)))
-    x = O.operand(x) if not isinstance(x, Array) else x
+    x = O.operand(x)
+    if x.dtype.kind == "c":
+        raise FritTypeError("%s: needs a real input, got complex dtype %s%s"
+                            % (what, x.dtype.name, list(x.shape)))
     if x.dtype.kind not in "biuf":
         raise FritTypeError("%s: unsupported dtype %s" % (what, x.dtype))
     return x if x.dtype in (D.float32, D.float64) else O.astype(
@@ -238,7 +211,7 @@ def _resize(z, n, what):
     if n < m:
         return z[..., :n]
     pad = [(0, 0)] * (z.ndim - 1) + [(0, n - m)]
-    return ComplexArray(O.pad(z.re, pad), O.pad(z.im, pad))
+    return O.pad(z, pad)
 
 
 def _n_arg(n, default, what):
@@ -250,9 +223,9 @@ def _n_arg(n, default, what):
 
 
 def _c1(z, n, axis, norm, inverse, what):
-    """Complex transform of ComplexArray z along one axis."""
+    """Complex transform of complex array z along one axis."""
     ax = _axis(z, axis, what)
-    z = CX._pair(O.moveaxis, z, ax, -1)
+    z = O.moveaxis(z, ax, -1)
     if z.shape[-1] is None and n is None:
         _resize(z, 0, what)
     n = _n_arg(n, z.shape[-1], what)
@@ -260,8 +233,8 @@ def _c1(z, n, axis, norm, inverse, what):
     r = _dft_last(z, n, 1 if inverse else -1)
     s = _scale(norm, n, inverse)
     if s is not None:
-        r = ComplexArray(r.re * s, r.im * s)
-    return CX._pair(O.moveaxis, r, -1, ax)
+        r = O.multiply(r, s)
+    return O.moveaxis(r, -1, ax)
 
 
 def fft(a, n=None, axis=-1, norm=None):
@@ -274,7 +247,7 @@ def ifft(a, n=None, axis=-1, norm=None):
 
 def rfft(a, n=None, axis=-1, norm=None):
     x = _to_real(a, "rfft")
-    z = _c1(CX._as_c(x), n, axis, norm, False, "rfft")
+    z = _c1(_to_complex(x, "rfft"), n, axis, norm, False, "rfft")
     ax = _axis(z, axis, "rfft")
     m = z.shape[ax] // 2 + 1
     return z[(slice(None),) * ax + (slice(0, m),)]
@@ -287,20 +260,20 @@ def _hermitian_full(z, n, what):
     tail = (n + 1) // 2 - 1  # entries n//2+1 .. n-1 mirror 1 .. (n+1)//2-1
     if tail <= 0:
         return z
-    mirror = CX.conj(CX._pair(O.flip, z[..., 1:1 + tail], -1))
-    return CX.concatenate([z, mirror], axis=-1)
+    mirror = CX.conj(O.flip(z[..., 1:1 + tail], -1))
+    return O.concatenate([z, mirror], axis=-1)
 
 
 def irfft(a, n=None, axis=-1, norm=None):
     z = _to_complex(a, "irfft")
     ax = _axis(z, axis, "irfft")
-    z = CX._pair(O.moveaxis, z, ax, -1)
+    z = O.moveaxis(z, ax, -1)
     m = z.shape[-1]
     if m is None:
         _resize(z, 0, "irfft")
     n = _n_arg(n, 2 * (m - 1), "irfft")
     full = _hermitian_full(z, n, "irfft")
-    r = _dft_last(full, n, 1).re
+    r = CX.real(_dft_last(full, n, 1))
     s = _scale(norm, n, True)
     if s is not None:
         r = r * s
@@ -404,8 +377,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
 
 
 def _shift(x, axes, inverse, what):
-    c = CX.is_c(x)
-    x = CX._as_c(x) if c else (O.operand(x) if not isinstance(x, Array) else x)
+    x = O.operand(x)
     nd = x.ndim
     axes = list(range(nd)) if axes is None else \
         [int(a) for a in (axes if isinstance(axes, (list, tuple)) else (axes,))]
@@ -420,7 +392,7 @@ def _shift(x, axes, inverse, what):
             continue
         lead = (slice(None),) * ax
         parts = [x[lead + (slice(m - k, m),)], x[lead + (slice(0, m - k),)]]
-        x = CX.concatenate(parts, axis=ax) if c else O.concatenate(parts, axis=ax)
+        x = O.concatenate(parts, axis=ax)
     return x
 
 

@@ -447,8 +447,19 @@ def cross(x1, x2, /, *, axis=-1):
 
 # ---------------------------------------------------------------- norms
 
-def _norm_dtype(x):
+def _norm_dtype(x, spectral=False, what="norm"):
+    """x as a float array to take a norm of. A complex x becomes |x|, which determines every
+    norm but the spectral ones (2, -2, 'nuc': their singular values need a complex SVD)."""
+    if x.dtype.kind == "c":
+        if spectral:
+            raise FritError("%s: ord=2, -2 and 'nuc' are not supported for complex dtypes "
+                            "(shape %s, dtype %s)" % (what, x.shape, x.dtype.name))
+        return O.abs(x)
     return x if x.dtype.kind == "f" else O.astype(x, D.float64)
+
+
+def _spectral(ord):
+    return isinstance(ord, (str, int, float)) and ord in ("nuc", 2, -2)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
@@ -480,7 +491,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Array API matrix_norm over the last two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
-    x = _norm_dtype(_mat(x, "matrix_norm"))
+    x = _norm_dtype(_mat(x, "matrix_norm"), _spectral(ord), "matrix_norm")
     return _matrix_norm(x, ord, x.ndim - 2, x.ndim - 1, keepdims)
 
 
@@ -515,7 +526,9 @@ def _matrix_norm(x, ord, r, c, keepdims):
 def norm(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm: vector norms for 1-D (or one axis), matrix norms for 2-D (or two axes);
     ord=None is the 2-norm / Frobenius norm of everything when axis is None."""
-    x = _norm_dtype(operand(x))
+    x = operand(x)
+    matrix = (axis is None and x.ndim == 2) or (isinstance(axis, (tuple, list)) and len(axis) == 2)
+    x = _norm_dtype(x, matrix and _spectral(ord), "norm")
     if axis is None:
         if ord is None or (ord in ("fro", "f") and x.ndim == 2) or (ord == 2 and x.ndim == 1):
             r = O.sqrt(O.sum(O.multiply(x, x)))

@@ -193,7 +193,7 @@ def _rebuild(xp, leaf, how, conv):
         return type(leaf)(_rebuild(xp, e, h, conv) for e, h in zip(leaf, how))
     if isinstance(leaf, _Static):
         return leaf.v
-    if isinstance(leaf, (np.ndarray, frit.Array, frit.ComplexArray)):
+    if isinstance(leaf, (np.ndarray, frit.Array)):
         b = conv(leaf)
         return how.apply(xp, b) if how is not None else b
     return leaf
@@ -515,7 +515,6 @@ EXEMPT = {
     "Array", "DType", "dtype",  # classes / dtype lookup (dtype: test_array_api.py)
     "FritError", "FritTypeError",  # exception classes
     "from_dlpack",  # interop, test_interop.py
-    "ComplexArray",  # the class of complex arrays (its functions have rows in rows_complex.py)
     "isdtype",  # returns a bool about a dtype, not an array: test_api_funcs.py
 }
 

@@ -1,5 +1,6 @@
-"""Op-matrix rows for complex64/complex128 (frit._complex): elementwise, reductions, matmul and
-the functions conj/real/imag/angle that numpy also defines on real inputs."""
+"""Op-matrix rows for complex64/complex128 (native dtypes; frit._complex): elementwise, reductions,
+matmul, lexicographic ordering (numpy 2) and the functions conj/real/imag/angle that numpy also
+defines on real inputs."""
 from .spec import Row, COMPLEX, FLOATS, array, unary_cases, binary_cases
 
 _UNARY = ["negative", "positive", "conj", "conjugate", "real", "imag", "abs", "angle", "exp",
@@ -31,9 +32,7 @@ ROWS += [
     Row("mean", lambda xp, a: xp.mean(a), unary_cases(), dtypes=COMPLEX, rtol=1e-5,
         atol=1e-5, tags=("complex",)),
     Row("prod", lambda xp, a: xp.prod(a, axis=-1), unary_cases("unit"), dtypes=COMPLEX,
-        rtol=1e-5, atol=1e-5, modes=("eager", "interp"),
-        why="a complex product needs a static reduced length (symbolic under jit)",
-        tags=("complex",)),
+        rtol=1e-5, atol=1e-5, tags=("complex",)),
     Row("matmul", lambda xp, a, b: xp.matmul(a, b),
         lambda rng, n, dt: [(array(
             rng, (n, 3), dt), array(
@@ -46,4 +45,30 @@ ROWS += [
     Row("real", lambda xp, a: xp.real(a), unary_cases(), dtypes=FLOATS, tags=("complex",)),
     Row("imag", lambda xp, a: xp.imag(a), unary_cases(), dtypes=FLOATS, tags=("complex",)),
     Row("conj", lambda xp, a: xp.conj(a), unary_cases(), dtypes=FLOATS, tags=("complex",)),
+]
+
+
+def _ties(rng, n, dt):
+    """Pairs whose real parts tie in places (the imaginary part then decides)."""
+    a = array(rng, (n, 3), dt)
+    b = array(rng, (n, 3), dt)
+    b.real[::2] = a.real[::2]
+    return [(a, b), (a[:, :1], b)]
+
+
+# numpy 2 orders complex numbers lexicographically (real part, then imaginary part)
+_ORDER = ["less", "less_equal", "greater", "greater_equal", "maximum", "minimum"]
+ROWS += [Row(n, lambda xp, a, b, _n=n: getattr(xp, _n)(a, b), binary_cases(), dtypes=COMPLEX,
+             tags=("complex",)) for n in _ORDER]
+ROWS += [Row(n, lambda xp, a, b, _n=n: getattr(xp, _n)(a, b), _ties, dtypes=COMPLEX,
+             tags=("complex",)) for n in _ORDER]
+ROWS += [
+    Row("clip", lambda xp, a: xp.clip(a, -0.5 + 0.5j, 0.5 - 0.25j), unary_cases(), dtypes=COMPLEX,
+        tags=("complex",)),
+    Row("var", lambda xp, a: xp.var(a, axis=-1), unary_cases(), dtypes=COMPLEX, rtol=1e-5,
+        atol=1e-5, tags=("complex",)),
+    Row("std", lambda xp, a: xp.std(a), unary_cases(), dtypes=COMPLEX, rtol=1e-5, atol=1e-5,
+        tags=("complex",)),
+    Row("cumsum", lambda xp, a: xp.cumsum(a), unary_cases(), dtypes=COMPLEX, rtol=1e-5,
+        atol=1e-5, tags=("complex",)),
 ]
