@@ -24,7 +24,9 @@ def run_file(args, suite, name, out):
     cmd = [sys.executable, "-m", "pytest", "-v", "-rfE", "--tb=short", "-p", "no:cacheprovider",
            "--max-examples", str(args.max_examples), "--derandomize", "--disable-deadline",
            "array_api_tests/" + name]
-    env = dict(os.environ, ARRAY_API_TESTS_MODULE="frit", ARRAY_API_TESTS_VERSION="2023.12")
+    # COLUMNS: pytest cuts the summary lines (the failure messages) to the terminal width
+    env = dict(os.environ, ARRAY_API_TESTS_MODULE="frit", ARRAY_API_TESTS_VERSION="2023.12",
+               COLUMNS="400")
     mem = int(args.mem_gb * (1 << 30))
 
     def limit():  # the cap turns a runaway process into a MemoryError instead of the OOM killer
