@@ -28,3 +28,25 @@ def test_tensordot_empty_contraction(sa, sb, axes):
     want = np.tensordot(a, b, axes=axes)
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("scale", [1.5e-37, 1e-20, 1.0, 1e20, 1e30])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_tiny_and_huge_columns(scale, mode):
+    """Squares of the column entries under- or overflowed: R was not triangular, or inf."""
+    x = (np.array([[1, 2, 0.5], [1, 1, 3], [0.25, 4, 1], [2, 1, 1]], np.float32) * scale).astype(np.float32)
+    q, r = frit.linalg.qr(frit.asarray(x), mode=mode)
+    q, r = np.asarray(q), np.asarray(r)
+    assert np.array_equal(r, np.triu(r)) and np.isfinite(r).all()
+    wq, wr = np.linalg.qr(x, mode=mode)
+    np.testing.assert_allclose(np.abs(r), np.abs(wr), rtol=1e-5, atol=1e-6 * scale)
+    np.testing.assert_allclose(q @ r, x, rtol=1e-5, atol=1e-5 * scale)
+    np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-5)
+
+
+def test_qr_tiny_subdiagonal_is_zeroed():
+    x = np.array([[1, 2], [1e-30, 3]], np.float32)
+    q, r = frit.linalg.qr(frit.asarray(x))
+    r = np.asarray(r)
+    assert r[1, 0] == 0
+    np.testing.assert_allclose(np.asarray(q) @ r, x, atol=1e-6)
