@@ -50,3 +50,18 @@ def test_qr_tiny_subdiagonal_is_zeroed():
     r = np.asarray(r)
     assert r[1, 0] == 0
     np.testing.assert_allclose(np.asarray(q) @ r, x, atol=1e-6)
+
+
+def test_var_has_the_array_api_signature():
+    import inspect
+    params = inspect.signature(frit.var).parameters
+    assert params["x"].kind is inspect.Parameter.POSITIONAL_ONLY
+    assert {"axis", "correction", "keepdims"} <= set(params)
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    np.testing.assert_allclose(np.asarray(frit.var(frit.asarray(x), axis=1, correction=1, keepdims=True)),
+                               np.var(x, axis=1, ddof=1, keepdims=True))
+    np.testing.assert_allclose(np.asarray(frit.var(frit.asarray(x), 0)), np.var(x, 0))
+    v = frit.var(1.5, frit.float32)  # a scalar init still makes a variable, dtype second
+    assert isinstance(v, frit.Var) and v.dtype == frit.float32
+    with pytest.raises(TypeError):
+        frit.var(1.5, keepdims=True)
