@@ -68,7 +68,7 @@ def main():
     ap.add_argument("suite")
     ap.add_argument("files", nargs="*")
     ap.add_argument("--max-examples", type=int, default=20)
-    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--timeout", type=float, default=1800)  # per file; a loaded machine is slow
     ap.add_argument("--mem-gb", type=float, default=6)
     ap.add_argument("--out", default="build/conformance")
     args = ap.parse_args()
