@@ -5,6 +5,7 @@
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 # make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
 # make fashion-mnist  installs Debian's dataset-fashion-mnist (root) and trains the MLP and the CNN
+# make conformance  the public array API suite (docs/conformance.md; not in CI)
 CC ?= cc
 BUILD ?= build
 OPT ?= -O2 -g
@@ -27,7 +28,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test pytest fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist
+.PHONY: all check test pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -149,3 +150,18 @@ clean:
 	rm -rf build build-asan build-tsan
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(BENCH_BINS:=.d) $(EXAMPLE_BINS:=.d)
+
+# The public array API conformance suite (data-apis/array-api-tests, 2023.12, with its array-api
+# submodule) checked out outside the repo; not in CI. Fixed examples (--derandomize) so runs compare.
+ARRAY_API_TESTS_DIR ?= /work/array-api-tests
+CONFORMANCE_EXAMPLES ?= 20
+conformance: all
+	@test -f $(ARRAY_API_TESTS_DIR)/array_api_tests/__init__.py || { echo "conformance: no array-api-tests \
+checkout at $(ARRAY_API_TESTS_DIR); clone https://github.com/data-apis/array-api-tests with \
+--recurse-submodules there or set ARRAY_API_TESTS_DIR"; exit 2; }
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r $(ARRAY_API_TESTS_DIR)/requirements.txt numpy
+	rm -rf $(BUILD)/conformance/cache && mkdir -p $(BUILD)/conformance/cache
+	PYTHONPATH=$(abspath python) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
+	  FRIT_CACHE_DIR=$(abspath $(BUILD)/conformance/cache) $(VENV)/bin/python tests/conformance/run_suite.py \
+	  $(ARRAY_API_TESTS_DIR) --max-examples $(CONFORMANCE_EXAMPLES) --out $(BUILD)/conformance $(CONFORMANCE_FILES)

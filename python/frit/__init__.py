@@ -4,7 +4,7 @@ from . import _dtypes
 from ._dtypes import (bool_ as bool, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
                       uint64, float16, bfloat16, float32, float64, complex64, complex128, dtype,
                       DType)
-from ._errors import FritError, FritTypeError
+from ._errors import FritError, FritTypeError, FritAxisError  # noqa: F401
 from ._array import Array, asarray
 from ._ops import *  # noqa: F401,F403
 from ._ops import (abs, all, any, max, min, pow, round, sum, can_cast, finfo, iinfo,  # noqa: F401

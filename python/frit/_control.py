@@ -466,14 +466,19 @@ Var.__invert__ = lambda self: A._ops.invert(self._value())
 
 
 
-def var(x, *args, **kwargs):
+def var(x, /, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
     """frit.var(init, dtype=None): a variable (a frit.Var) when init is a Python scalar or a Var,
     or a 0-d value inside frit.kernel; otherwise numpy's variance frit.var(x, axis=None, ddof=0,
     keepdims=False, dtype=None, correction=None) (the array API name), so that an array argument
-    always means the variance. frit.Var(init, dtype) always makes a variable."""
+    always means the variance. frit.Var(init, dtype) always makes a variable.
+    The parameters are the variance's (the array API's signature); for a variable the second
+    positional argument is its dtype."""
     if isinstance(x, Var) or A.is_weak(x) or (_T.kernel is not None and getattr(x, "ndim", 0) == 0):
-        return Var(x, *args, **kwargs)
-    return A._ops.var(x, *args, **kwargs)
+        if ddof != 0 or keepdims or correction is not None or (axis is not None and dtype is not None):
+            raise FritTypeError("frit.var(init, dtype=None) makes a variable: it takes no axis, "
+                                "ddof, keepdims or correction")
+        return Var(x, dtype if axis is None else axis)
+    return A._ops.var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, correction=correction)
 
 
 def _make_var(v, init, dtype):

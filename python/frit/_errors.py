@@ -8,3 +8,8 @@ class FritError(ValueError):
 
 class FritTypeError(FritError, TypeError):
     """A Python argument of the wrong type (a list where an axis is expected, a complex scalar...)."""
+
+
+class FritAxisError(FritError, IndexError):
+    """An axis out of range: both ValueError and IndexError, as numpy's AxisError (the array API
+    standard asks IndexError of expand_dims, numpy code catches either)."""

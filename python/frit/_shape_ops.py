@@ -10,7 +10,7 @@ from . import _lib as L
 from . import _bounds as B
 from . import _session as S
 from ._array import Array, apply, asarray, operand, operands2
-from ._errors import FritError, FritTypeError
+from ._errors import FritAxisError, FritError, FritTypeError
 from . import _ops
 from ._ops import (_b_reshape_dims, _reshape_groups, _b_permute, _b_broadcast, _b_squeeze, _b_unsqueeze, _b_pad,  # noqa: F401
                    _b_slice, _b_flip, _b_concat, _b_stack, _b_repeat, _b_tile, _b_contiguous,
@@ -119,8 +119,8 @@ def expand_dims(x, axis=0):
     norm = sorted(a % n if -n <= a < n else a for a in axes)
     for a in norm:
         if not 0 <= a < n:
-            raise FritError("expand_dims: axis %d is out of bounds for array of dimension %d"
-                            % (a, n))
+            raise FritAxisError("expand_dims: axis %d is out of bounds for array of dimension %d"
+                                % (a, n))
     if len(set(norm)) != len(norm):
         raise FritError("expand_dims: repeated axis")
     for a in norm:
@@ -413,9 +413,15 @@ def tensordot(a, b, axes=2):
     fb = [i for i in range(b.ndim) if i not in ax_b]
     k = int(np.prod([a.shape[i] for i in ax_a], dtype=np.int64))
     out_shape = tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb)
-    ma = reshape(permute_dims(a, fa + ax_a), (-1 if fa else 1, k))
-    mb = reshape(permute_dims(b, ax_b + fb), (k, -1 if fb else 1))
+    # the free size spelled out where it is static: -1 is ambiguous when k is 0
+    ma = reshape(permute_dims(a, fa + ax_a), (_free_size(a, fa), k))
+    mb = reshape(permute_dims(b, ax_b + fb), (k, _free_size(b, fb)))
     return reshape(matmul(ma, mb), out_shape)
+
+
+def _free_size(x, axes):
+    dims = [x.shape[i] for i in axes]
+    return -1 if None in dims else int(np.prod(dims, dtype=np.int64))
 
 
 def einsum(*args, **kwargs):

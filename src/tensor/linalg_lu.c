@@ -344,19 +344,30 @@ frit_status frit_linalg_qr(frit_ctx *ctx, frit_tensor *a, int mode, frit_tensor 
   frit_tensor *kk = lk_chk(&k, frit_binary_t(ctx, FRIT_BF_MINIMUM, m, n));
   frit_tensor *c = kfor(&k, ki(&k, 0), kk, 1);
   {
-    /* reflector as LAPACK's dlarfg: H = I - beta v v^T, v[c] = x0 - alpha, alpha = -sign(x0)|x| */
-    int sub = kvar(&k, dt, kc(&k, 0));
+    /* reflector as LAPACK's dlarfg: H = I - beta v v^T, v[c] = x0 - alpha, alpha = -sign(x0)|x|.
+     * The column is scaled by its largest magnitude first (as dnrm2): squares of tiny entries
+     * underflow (the reflection was skipped, R not triangular) and of large ones overflow (inf).
+     * H does not change with the scale of v, so v keeps the scaled entries. */
+    int big = kvar(&k, dt, kc(&k, 0));
     i = kfor(&k, KADD(&k, c, ki(&k, 1)), m, 1);
-    frit_tensor *x = LD2(&k, R, i, c);
-    kset(&k, sub, KADD(&k, kget(&k, sub), KMUL(&k, x, x)));
-    ST1(&k, V, i, x);
+    frit_tensor *ax = KABS(&k, LD2(&k, R, i, c));
+    kset(&k, big, kwhere(&k, KGT(&k, ax, kget(&k, big)), ax, kget(&k, big)));
     kendfor(&k);
-    kif(&k, KGT(&k, kget(&k, sub), kc(&k, 0)));
+    kif(&k, KGT(&k, kget(&k, big), kc(&k, 0)));
     {
-      frit_tensor *x0 = LD2(&k, R, c, c);
-      frit_tensor *nrm = KSQRT(&k, KADD(&k, kget(&k, sub), KMUL(&k, x0, x0)));
-      frit_tensor *alpha = kwhere(&k, KLT(&k, x0, kc(&k, 0)), nrm, ku(&k, FRIT_UF_NEG, nrm));
-      frit_tensor *v0 = KSUB(&k, x0, alpha);
+      frit_tensor *x0 = LD2(&k, R, c, c), *ax0 = KABS(&k, x0);
+      frit_tensor *scale = kwhere(&k, KGT(&k, ax0, kget(&k, big)), ax0, kget(&k, big));
+      int sub = kvar(&k, dt, kc(&k, 0));
+      i = kfor(&k, KADD(&k, c, ki(&k, 1)), m, 1);
+      frit_tensor *x = KDIV(&k, LD2(&k, R, i, c), scale);
+      kset(&k, sub, KADD(&k, kget(&k, sub), KMUL(&k, x, x)));
+      ST1(&k, V, i, x);
+      kendfor(&k);
+      frit_tensor *x0s = KDIV(&k, x0, scale);
+      frit_tensor *nrm = KSQRT(&k, KADD(&k, kget(&k, sub), KMUL(&k, x0s, x0s)));
+      frit_tensor *alphas = kwhere(&k, KLT(&k, x0, kc(&k, 0)), nrm, ku(&k, FRIT_UF_NEG, nrm));
+      frit_tensor *alpha = KMUL(&k, alphas, scale);
+      frit_tensor *v0 = KSUB(&k, x0s, alphas);
       ST1(&k, V, c, v0);
       frit_tensor *beta = KDIV(&k, kc(&k, 2), KADD(&k, kget(&k, sub), KMUL(&k, v0, v0)));
       frit_tensor *j = kfor(&k, c, n, 1);

@@ -42,7 +42,8 @@ def _inner_cases(rng, n, dtype):
 def _tensordot_cases(rng, n, dtype):
     A = lambda s: array(rng, s, dtype, "small")  # noqa: E731
     return [(A((n, 3, 2)), A((3, 2, 4)), 2), (A((n, 3)), A((3, 4)), 1), (A((n, 3)), A((2, 4)), 0),
-            (A((3, n)), A((n, 3)), ((0, 1), (1, 0))), (A((n, 3)), A((2, 4)), 1)]
+            (A((3, n)), A((n, 3)), ((0, 1), (1, 0))), (A((n, 3)), A((2, 4)), 1),
+            (A((n, 0)), A((0, 3)), 1), (A((0, n, 0)), A((n, 0)), 2)]  # empty contractions
 
 
 def _einsum_cases(rng, n, dtype):
