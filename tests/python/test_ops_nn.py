@@ -99,6 +99,13 @@ CONVS = [  # x shape, w shape, stride, padding, dilation, groups, bias
     # large enough for the product form (tensor/nn.c conv_as_gemm): padding, stride, dilation
     ((8, 16, 32, 32), (32, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1, True),
     ((8, 16, 45, 40), (32, 16, 3, 2), (2, 1), (2, 0), (1, 2), 1, False),
+    # im2col (tensor/nn.c conv_im2col): a CNN's 5x5 conv, its input gradient (O = 8, padded to
+    # 16 columns and cut back), its weight gradient (a map-sized kernel, tiny output), and
+    # O = 24 with stride, padding and dilation
+    ((8, 8, 12, 12), (16, 8, 5, 5), (1, 1), (0, 0), (1, 1), 1, True),
+    ((16, 16, 8, 8), (8, 16, 5, 5), (1, 1), (4, 4), (1, 1), 1, False),
+    ((8, 32, 12, 12), (16, 32, 8, 8), (1, 1), (0, 0), (1, 1), 1, False),
+    ((8, 6, 20, 18), (24, 6, 3, 3), (2, 1), (1, 2), (2, 1), 1, True),
 ]
 
 
