@@ -219,6 +219,12 @@ static void test_divmod(void) {
   CHECK_SIMP(unfl, kk);
   CHECK_SIMP(add(mul(unfl, ci(3)), ci(7)), add(mul(kk, ci(3)), ci(7)));
   CHECK_SIMP(add(mul(md(dv(kk, ci(5)), ci(5)), ci(5)), md(kk, ci(5))), md(kk, ci(25)));
+  CHECK_SIMP(add(mul(md(dv(kk, ci(5)), ci(5)), ci(3)), mul(dv(kk, ci(25)), ci(15))), mul(dv(kk, ci(5)), ci(3)));
+  /* a matmul row m in [0, 8191] read from a realized (N, OH, OW, 16) buffer as (M, 16) */
+  frit_uop *mrow = frit_var(ctx, "dmr", 0, 8191), *col = frit_var(ctx, "dcol", 0, 15);
+  frit_uop *flat = add(mul(mrow, ci(16)), col);
+  CHECK_SIMP(add(add(mul(md(dv(flat, ci(128)), ci(8)), ci(128)), mul(dv(flat, ci(1024)), ci(1024))), md(flat, ci(128))),
+             add(mul(mrow, ci(16)), col));
   frit_uop *kmod = md(kk, ci(5)), *kdiv = dv(kk, ci(5)); /* the canonical sum orders atoms by id */
   CHECK_SIMP(add(mul(kdiv, ci(4)), kmod), add(kmod, mul(kdiv, ci(4))));
   /* only for a known non-negative dividend */

@@ -118,15 +118,27 @@ static bool nonneg_divmod(const frit_uop *u, frit_op op, frit_uop **x, int64_t *
   return true;
 }
 
-/* One recombination of an unflattened index in L: c*(x%a) + c*a*(x/a) -> c*x, and
- * c*(x%a) + c*a*((x/a)%b) -> c*(x%(a*b)) (x >= 0; exact identities of integers, so they hold
- * wrapped too). A reshape that merges axes of a realized buffer indexes it this way: the
+/* One recombination of an unflattened index in L: c*(x%a) + c*a*(x/a) -> c*x,
+ * c*(x%a) + c*a*((x/a)%b) -> c*(x%(a*b)) and c*((x/a)%b) + c*b*(x/(a*b)) -> c*(x/a) (x >= 0;
+ * exact identities of integers, so they hold wrapped too). A reshape that merges axes of a realized buffer indexes it this way: the
  * im2col patch matrix of a conv read as (rows, C*KH*KW) would otherwise divide in its inner loop. */
 static bool lin_recombine(frit_ctx *ctx, frit_lin *L) {
   for (int i = 0; i < L->n; i++) {
     frit_uop *x, *y, *q;
     int64_t a, b, a2, c = L->t[i].c;
     if (!nonneg_divmod(L->t[i].v, FRIT_OP_MOD, &x, &a)) continue;
+    /* c*((y/a2)%a) + c*a*(y/(a2*a)) -> c*(y/a2): the div part of the same unflattening */
+    if (nonneg_divmod(x, FRIT_OP_IDIV, &y, &a2) && a2 <= INT64_MAX / a)
+      for (int j = 0; j < L->n; j++) {
+        if (j == i || L->t[j].c != frit_wrap_int((int64_t)((uint64_t)c * (uint64_t)a), L->dt)) continue;
+        if (!nonneg_divmod(L->t[j].v, FRIT_OP_IDIV, &q, &b) || q != y || b != a2 * a) continue;
+        frit_lin t = *L;
+        t.t[i].c = t.t[j].c = 0;
+        if (!frit_lin_add(&t, x, c)) return false;
+        frit_lin_normalize(&t);
+        *L = t;
+        return true;
+      }
     for (int j = 0; j < L->n; j++) {
       if (j == i || L->t[j].c != frit_wrap_int((int64_t)((uint64_t)c * (uint64_t)a), L->dt)) continue;
       frit_uop *v = L->t[j].v, *whole = NULL;

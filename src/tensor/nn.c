@@ -262,7 +262,9 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
    * a patch matrix over 64 MiB (the bench's 32x64x56^2 3x3 conv) streams more than conv_as_gemm */
   if (n < 1 || m % 4 || k < 8 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
     return NULL;
+  /* the padded input materialised (small) keeps the patch copy's loads ungated */
   frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
+  if (xp && (g->pad[0] || g->pad[1])) xp = frit_contiguous(ctx, xp);
   frit_tensor *xw = windows(ctx, xp, 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
   int px[6] = {0, 2, 3, 1, 4, 5}, pw[4] = {1, 2, 3, 0}, pout[4] = {0, 3, 1, 2};
   /* materialised as (N, OH, OW, C, KH, KW), copied in loops without division; the product reads
@@ -276,9 +278,9 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, wt);
   bool mask[FRIT_MAX_DIMS] = {false};
   mask[3] = true;
-  frit_tensor *r = tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask); /* (N, OH, OW, Op) */
-  if (r && op != o) r = ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, o));
-  r = frit_contiguous(ctx, ti_cast(ctx, r, dt));
+  /* realized with the zero columns: a shrink before that would reach into the product's loop */
+  frit_tensor *r = frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask), dt));
+  if (r && op != o) r = ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, o)); /* (N, OH, OW, O) */
   return r ? frit_permute(ctx, r, pout) : NULL;
 }
 
