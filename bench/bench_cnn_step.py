@@ -1,9 +1,10 @@
 """CNN step benchmark: one compiled training step (frit.optim.compile_step, Adam) of the Fashion-MNIST
-CNN at conf 8-16-128, batch 128, and its convolutions on their own (the two forward 5x5 convs, the
-input-gradient conv of conv2 and the two weight-gradient convs as the gradient rule forms them),
-in milliseconds, against PyTorch eager (F.conv2d, the same model's step) when torch imports; the
-peer is skipped with a note otherwise. JSON lines as bench/run expects. Usage: bench_cnn_step.py
-[step|conv] (FRIT_BENCH_CONF=c1-c2-d)."""
+CNN at conf 8-16-128, batch 128, and its convolutions on their own (the two forward 5x5 convs,
+conv2's input gradient as the vjp the step runs and as the conv the rule falls back to, and the
+two weight-gradient convs as the gradient rule forms them), in milliseconds, against PyTorch eager
+(F.conv2d, torch.nn.grad, the same model's step) when torch imports; the peer is skipped with a
+note otherwise. JSON lines as bench/run expects. Usage: bench_cnn_step.py [step|conv]
+(FRIT_BENCH_CONF=c1-c2-d)."""
 import json
 import os
 import sys
@@ -57,15 +58,33 @@ def conv_cases(c1, c2):
     return [
         ("conv1_fwd", (BATCH, 1, 28, 28), (c1, 1, 5, 5), 0),
         ("conv2_fwd", (BATCH, c1, 12, 12), (c2, c1, 5, 5), 0),
-        # conv2's input gradient: g (N, c2, 8, 8) padded by 4 against w flipped to (c1, c2, 5, 5)
-        ("conv2_grad_x", (BATCH, c2, 8, 8), (c1, c2, 5, 5), 4),
+        # conv2's input gradient as a conv (the rule's fallback where col2im does not pay): g
+        # (N, c2, 8, 8) padded by 4 against w flipped to (c1, c2, 5, 5)
+        ("conv2_grad_x_as_conv", (BATCH, c2, 8, 8), (c1, c2, 5, 5), 4),
         # weight gradients: x as (C, N, H, W) against g as (O, N, OH, OW)
         ("conv1_grad_w", (1, BATCH, 28, 28), (c1, BATCH, 24, 24), 0),
         ("conv2_grad_w", (c1, BATCH, 12, 12), (c2, BATCH, 8, 8), 0),
     ]
 
 
+def bench_grad_x(c1, c2):
+    """conv2's input gradient as the step computes it: the vjp of conv2d w.r.t. x."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((BATCH, c1, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((c2, c1, 5, 5)).astype(np.float32)
+    g = rng.standard_normal((BATCH, c2, 8, 8)).astype(np.float32)
+    f = frit.jit(lambda a, b, gg: frit.grad(lambda aa: frit.sum(frit.conv2d(aa, b) * gg))(a), dynamic=False)
+    mine = best_ms(lambda: np.asarray(f(x, w, g)))
+    peer = None
+    if torch is not None:
+        wt, gt = torch.from_numpy(w), torch.from_numpy(g)
+        peer = best_ms(lambda: torch.nn.grad.conv2d_input(x.shape, wt, gt))
+    emit("cnn_conv2_vjp_x_%d-%d" % (c1, c2), mine, peer, "d/dx of conv2d(x %s, w %s), f32, %d threads" % (
+        x.shape, w.shape, THREADS))
+
+
 def bench_convs(c1, c2):
+    bench_grad_x(c1, c2)
     rng = np.random.default_rng(0)
     for name, xs, ws, pad in conv_cases(c1, c2):
         x = rng.standard_normal(xs).astype(np.float32)

@@ -258,9 +258,11 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   int64_t n = frit_dim_value(sx->dims[0]), c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
   int64_t m = n * g->o[0] * g->o[1], k = c * kh * kw, op = (o + 15) / 16 * 16;
-  /* the tiler's row blocks need M divisible by 4; small problems are cheaper in one direct kernel;
+  /* the tiler's row blocks need M divisible by 4; small problems, and a short reduction (conv1
+   * of a CNN: one channel, 25 taps, where the patches cost more than the product), are cheaper in
+   * one direct kernel;
    * a patch matrix over 64 MiB (the bench's 32x64x56^2 3x3 conv) streams more than conv_as_gemm */
-  if (n < 1 || m % 4 || k < 8 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
+  if (n < 1 || m % 4 || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
     return NULL;
   /* the padded input materialised (small) keeps the patch copy's loads ungated */
   frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
