@@ -209,7 +209,9 @@ static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tenso
       gx = !gx ? t : t ? ti_alu2(ctx, FRIT_OP_ADD, gx, t) : NULL;
       if (!t) return NULL;
     }
-  return gx;
+  /* realized: a consumer that reads each element several times (max-pool's backward) would
+   * otherwise redo the KH*KW gathers each time */
+  return gx ? frit_contiguous(ctx, gx) : NULL;
 }
 
 static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
