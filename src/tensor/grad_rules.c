@@ -185,14 +185,19 @@ static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tenso
   if (n < 1 || o < 1 || oh < 1 || ow < 1 || c < 1) return NULL;
   int64_t m = n * oh * ow, k = c * kh * kw, kp = (k + 15) / 16 * 16;
   if (kh * kw > 49 || m % 4 || m * kp > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20)) return NULL;
-  int64_t a2[2] = {m, o}, b2[2] = {o, k}, c6[6] = {n, oh, ow, c, kh, kw};
-  /* reshaped before it is realized: the product then reads a 2-D buffer with plain strides */
-  frit_tensor *a = frit_contiguous(ctx, reshape_to(ctx, frit_permute(ctx, g, (const int[]){0, 2, 3, 1}), 2, a2));
+  /* cols stays (N, OH, OW, KP), never a 2-D (M, KP) view: the tap slices below are shifted by
+   * padding, so their (possibly negative, gated) row indices must not go through the div/mod
+   * of an unflattened M */
+  int64_t a5[5] = {n, oh, ow, o, 1}, b2[2] = {o, k}, b5[5] = {1, 1, 1, o, kp}, c6[6] = {n, oh, ow, c, kh, kw};
+  frit_tensor *a = reshape_to(ctx, frit_contiguous(ctx, frit_permute(ctx, g, (const int[]){0, 2, 3, 1})), 5, a5);
   frit_tensor *b = reshape_to(ctx, w, 2, b2);
-  if (b && kp != k) b = frit_contiguous(ctx, ti_pad_axis(ctx, b, 1, ti_dim(ctx, 0), ti_dim(ctx, kp - k)));
+  if (b && kp != k) b = ti_pad_axis(ctx, b, 1, ti_dim(ctx, 0), ti_dim(ctx, kp - k));
+  b = b ? reshape_to(ctx, frit_contiguous(ctx, b), 5, b5) : NULL;
+  bool mask[FRIT_MAX_DIMS] = {false, false, false, true};
+  frit_tensor *p = a && b ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, b) : NULL;
   /* realized with its zero columns, so the cut does not reach into the product */
-  frit_tensor *cols = a && b ? frit_contiguous(ctx, frit_matmul(ctx, a, b)) : NULL;
-  if (cols && kp != k) cols = ti_shrink_axis(ctx, cols, 1, ti_dim(ctx, 0), ti_dim(ctx, k));
+  frit_tensor *cols = p ? frit_contiguous(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask)) : NULL;
+  if (cols && kp != k) cols = ti_shrink_axis(ctx, cols, 3, ti_dim(ctx, 0), ti_dim(ctx, k));
   cols = reshape_to(ctx, cols, 6, c6);
   int64_t hp = (oh - 1) * st[0] + 1 + dl[0] * (kh - 1), wp = (ow - 1) * st[1] + 1 + dl[1] * (kw - 1);
   frit_tensor *gx = NULL;
