@@ -245,8 +245,9 @@ static frit_tensor *conv_as_gemm(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, 
   return frit_permute(ctx, r, pout);
 }
 
-/* conv2d (groups 1) as im2col: the windows materialised as a (N*OH*OW, C*KH*KW) patch matrix, then
- * one 2-D product with w as (C*KH*KW, O) that the register-tiling codegen (opt_tile.c) turns into
+/* conv2d (groups 1) as im2col: the windows materialised as an (N, OH, OW, C*KH*KW) patch array,
+ * then one product with w as (C*KH*KW, O) over that single reduction axis, which the
+ * register-tiling codegen (opt_tile.c) turns into
  * vector FMAs held in registers over the whole reduction. The tiler wants O divisible by 16, so a
  * smaller O is padded with zero columns that are cut off again (their sums are separate: the kept
  * columns are exact). For the small-channel convs of a CNN (5x5 kernels over 1-16 channels, and
@@ -260,8 +261,8 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   int64_t m = n * g->o[0] * g->o[1], k = c * kh * kw, op = (o + 15) / 16 * 16;
   /* the tiler's row blocks need M divisible by 4; small problems, and a short reduction (conv1
    * of a CNN: one channel, 25 taps, where the patches cost more than the product), are cheaper in
-   * one direct kernel;
-   * a patch matrix over 64 MiB (the bench's 32x64x56^2 3x3 conv) streams more than conv_as_gemm */
+   * one direct kernel; patches over 64 MiB (the bench's 32x64x56^2 3x3 conv) stream more than
+   * conv_as_gemm; O is padded by at most 2x + 8 */
   if (n < 1 || m % 4 || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
     return NULL;
   /* the padded input materialised (small) keeps the patch copy's loads ungated */

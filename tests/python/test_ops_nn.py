@@ -129,6 +129,20 @@ def test_conv2d(ctx, path, rng, dt, case):
     assert_close(got, want, tol, tol * 4)
 
 
+@pytest.mark.parametrize("dt", [L.I32, L.F16], ids=dtname)
+def test_conv2d_im2col_dtypes(ctx, path, rng, dt):
+    # the im2col path computes in the promoted dtype (f32 for f16) and casts back
+    xs, ws = (8, 8, 12, 12), (16, 8, 5, 5)
+    x, w = rand(rng, dt, xs, scale=1.0), rand(rng, dt, ws, scale=1.0)
+    got, = evaluate(ctx.conv2d(ctx.input("x", dt, xs), ctx.input("w", dt, ws), None, (1, 1), (1, 1), (1, 1), 1),
+                    {"x": x, "w": w}, path)
+    want = np_conv2d(x, w, None, (1, 1), (1, 1), (1, 1), 1)
+    if dt == L.I32:
+        assert_exact(got, want.astype(np.int64).astype(np.int32))
+    else:
+        assert_close(got, want, 8 * 201 * EPS[L.F32] + 2 * EPS[dt], 4 * EPS[dt] * 201)
+
+
 def np_pool(x, kernel, stride, padding, kind):
     n = x.shape[:-2]
     h, w = x.shape[-2:]
