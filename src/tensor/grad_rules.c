@@ -189,8 +189,11 @@ static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tenso
    * padding, so their (possibly negative, gated) row indices must not go through the div/mod
    * of an unflattened M */
   int64_t a5[5] = {n, oh, ow, o, 1}, b2[2] = {o, k}, b5[5] = {1, 1, 1, o, kp}, c6[6] = {n, oh, ow, c, kh, kw};
-  frit_tensor *a = reshape_to(ctx, frit_contiguous(ctx, frit_permute(ctx, g, (const int[]){0, 2, 3, 1})), 5, a5);
-  frit_tensor *b = reshape_to(ctx, w, 2, b2);
+  /* f16/bf16 accumulate in f32, as frit_conv2d does */
+  frit_dtype dt = frit_tensor_dtype(g), cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  frit_tensor *a = frit_contiguous(ctx, frit_permute(ctx, ti_cast(ctx, g, cdt), (const int[]){0, 2, 3, 1}));
+  a = reshape_to(ctx, a, 5, a5);
+  frit_tensor *b = reshape_to(ctx, ti_cast(ctx, w, cdt), 2, b2);
   if (b && kp != k) b = ti_pad_axis(ctx, b, 1, ti_dim(ctx, 0), ti_dim(ctx, kp - k));
   b = b ? reshape_to(ctx, frit_contiguous(ctx, b), 5, b5) : NULL;
   bool mask[FRIT_MAX_DIMS] = {false, false, false, true};
@@ -216,7 +219,7 @@ static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tenso
     }
   /* realized: a consumer that reads each element several times (max-pool's backward) would
    * otherwise redo the KH*KW gathers each time */
-  return gx ? frit_contiguous(ctx, gx) : NULL;
+  return gx ? frit_contiguous(ctx, ti_cast(ctx, gx, dt)) : NULL;
 }
 
 static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
