@@ -289,3 +289,15 @@ def test_conv2d_grads(rng, case):
     tol_w = 8 * (y.shape[0] * y.shape[2] * y.shape[3] + 1) * EPS[L.F32]
     assert_close(np.asarray(gx), want_x, tol_x, tol_x * 4)
     assert_close(np.asarray(gw), want_w, tol_w, tol_w * 4)
+
+
+def test_conv2d_grad_x_f16(rng):
+    # the col2im input gradient of an f16 conv accumulates in f32 (as the forward does)
+    xs, ws = (16, 8, 12, 12), (16, 8, 5, 5)
+    x, w = rand(rng, L.F16, xs, scale=1.0), rand(rng, L.F16, ws, scale=1.0)
+    g = rand(rng, L.F16, (16, 16, 8, 8), scale=1.0)
+    loss = lambda a: frit.sum(frit.conv2d(a, w).astype(np.float32) * g.astype(np.float32))  # noqa: E731
+    got = np.asarray(frit.jit(frit.grad(loss), dynamic=False)(x))
+    want, _ = np_conv2d_grads(x, w, g, (1, 1), (0, 0), (1, 1))
+    assert got.dtype == np.float16
+    assert_close(got, want, 4 * EPS[L.F16], 4 * EPS[L.F16] * np.abs(want).max())
