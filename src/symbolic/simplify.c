@@ -120,8 +120,9 @@ static bool nonneg_divmod(const frit_uop *u, frit_op op, frit_uop **x, int64_t *
 
 /* One recombination of an unflattened index in L: c*(x%a) + c*a*(x/a) -> c*x,
  * c*(x%a) + c*a*((x/a)%b) -> c*(x%(a*b)) and c*((x/a)%b) + c*b*(x/(a*b)) -> c*(x/a) (x >= 0;
- * exact identities of integers, so they hold wrapped too). A reshape that merges axes of a realized buffer indexes it this way: the
- * im2col patch matrix of a conv read as (rows, C*KH*KW) would otherwise divide in its inner loop. */
+ * exact identities of integers, so they hold wrapped too). A reshape that merges axes of a
+ * realized buffer indexes it this way: conv's im2col patches read as (.., C*KH*KW) would
+ * otherwise divide in the product's inner loop. Each step merges two terms: it terminates. */
 static bool lin_recombine(frit_ctx *ctx, frit_lin *L) {
   for (int i = 0; i < L->n; i++) {
     frit_uop *x, *y, *q;

@@ -314,6 +314,7 @@ frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_ten
   frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
   /* (N, C, OH, OW, KH, KW) windows -> (N, g, 1, C/g, OH, OW, KH, KW) against
    * w as (1, g, O/g, C/g, 1, 1, KH, KW); the sum runs over C/g, KH, KW */
+  /* by size: im2col while its patches stay small, the product form above that, else direct */
   frit_tensor *r = NULL;
   if (groups == 1 && !frit_dtype_is_bool(dt)) r = conv_im2col(ctx, x, w, &g, dl, cdt, dt);
   if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_as_gemm(ctx, x, w, &g, dl, cdt, dt);
