@@ -212,6 +212,24 @@ static void test_divmod(void) {
   CHECK_SIMP(md(add(mul(n, ci(4)), m), ci(4)), m);
   /* mixed signs: truncation differs from floor, so no split */
   CHECK_SIMP(dv(add(mul(s, ci(4)), y), ci(4)), dv(add(y, mul(s, ci(4))), ci(4))); /* canonical: by id */
+  /* an index unflattened by div/mod and flattened again (a reshape merging the axes of a
+   * realized buffer: conv's im2col patches) is the index; partial recombination gives a mod */
+  frit_uop *kk = frit_var(ctx, "dk", 0, 199);
+  frit_uop *unfl = add(add(mul(dv(kk, ci(25)), ci(25)), mul(md(dv(kk, ci(5)), ci(5)), ci(5))), md(kk, ci(5)));
+  CHECK_SIMP(unfl, kk);
+  CHECK_SIMP(add(mul(unfl, ci(3)), ci(7)), add(mul(kk, ci(3)), ci(7)));
+  CHECK_SIMP(add(mul(md(dv(kk, ci(5)), ci(5)), ci(5)), md(kk, ci(5))), md(kk, ci(25)));
+  CHECK_SIMP(add(mul(md(dv(kk, ci(5)), ci(5)), ci(3)), mul(dv(kk, ci(25)), ci(15))), mul(dv(kk, ci(5)), ci(3)));
+  /* a matmul row m in [0, 8191] read from a realized (N, OH, OW, 16) buffer as (M, 16) */
+  frit_uop *mrow = frit_var(ctx, "dmr", 0, 8191), *col = frit_var(ctx, "dcol", 0, 15);
+  frit_uop *flat = add(mul(mrow, ci(16)), col);
+  CHECK_SIMP(add(add(mul(md(dv(flat, ci(128)), ci(8)), ci(128)), mul(dv(flat, ci(1024)), ci(1024))), md(flat, ci(128))),
+             add(mul(mrow, ci(16)), col));
+  frit_uop *kmod = md(kk, ci(5)), *kdiv = dv(kk, ci(5)); /* the canonical sum orders atoms by id */
+  CHECK_SIMP(add(mul(kdiv, ci(4)), kmod), add(kmod, mul(kdiv, ci(4))));
+  /* only for a known non-negative dividend */
+  frit_uop *smod = md(s, ci(5)), *sdiv = dv(s, ci(5));
+  CHECK_SIMP(add(mul(sdiv, ci(5)), smod), add(smod, mul(sdiv, ci(5))));
   /* nested */
   CHECK_SIMP(dv(dv(s, ci(3)), ci(4)), dv(s, ci(12)));
   CHECK_SIMP(md(md(s, ci(12)), ci(4)), md(s, ci(4)));
@@ -332,7 +350,13 @@ static frit_uop *gen_index(frit_ctx *c, frit_uop *a, frit_uop *b) {
   frit_uop *k = frit_const_int(c, dt, K), *m = frit_const_int(c, dt, M);
   frit_uop *lin = frit_binary(c, FRIT_OP_ADD, frit_binary(c, FRIT_OP_MUL, A, k), B);
   frit_uop *lin2 = frit_binary(c, FRIT_OP_ADD, frit_binary(c, FRIT_OP_MUL, lin, m), frit_const_int(c, dt, off));
-  switch (se_rand() % 8) {
+  switch (se_rand() % 9) {
+  case 8: { /* unflattened by (K, M) and flattened again */
+    frit_uop *km = frit_const_int(c, dt, K * M), *l3 = frit_binary(c, FRIT_OP_MUL, frit_binary(c, FRIT_OP_IDIV, lin2, km), km);
+    frit_uop *mid = frit_binary(c, FRIT_OP_MOD, frit_binary(c, FRIT_OP_IDIV, lin2, m), k);
+    l3 = frit_binary(c, FRIT_OP_ADD, l3, frit_binary(c, FRIT_OP_MUL, mid, m));
+    return frit_binary(c, FRIT_OP_ADD, l3, frit_binary(c, FRIT_OP_MOD, lin2, m));
+  }
   case 0: return frit_binary(c, FRIT_OP_IDIV, lin, k);
   case 1: return frit_binary(c, FRIT_OP_MOD, lin, k);
   case 2: return frit_binary(c, FRIT_OP_MOD, frit_binary(c, FRIT_OP_IDIV, lin2, m), k);

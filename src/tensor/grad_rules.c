@@ -195,6 +195,65 @@ static frit_tensor *dilate_axis(frit_ctx *ctx, frit_tensor *t, int ax, int64_t s
  * padding, dilation (h, w each). Both cotangents are convolutions themselves (so they take the
  * fast conv paths): gx is the full correlation of g, dilated by the stride, with w flipped and
  * its channel axes swapped; gw correlates x with g, the batch axis playing the channels. */
+static frit_tensor *reshape_to(frit_ctx *ctx, frit_tensor *t, int nd, const int64_t *dims) {
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < nd; i++) d[i] = ti_dim(ctx, dims[i]);
+  return t ? ti_reshape(ctx, t, nd, d) : NULL;
+}
+
+/* gx in padded coordinates by col2im: cols = g as (N*OH*OW, O) times w as (O, C*KH*KW) (one
+ * product the register tiler handles, columns padded with zeros to a multiple of 16), then each
+ * tap's (N, C, OH, OW) slice of cols dilated by the stride and shifted to its place, the KH*KW
+ * slices summed in one fused kernel. Against the conv of the dilated, padded g with the flipped
+ * kernel, which reads a (K-1)-padded map through C*KH*KW taps per output (mostly zeros for a
+ * small map), this is ~O/C fewer FLOPs and no padded copy. NULL where it does not pay: big
+ * kernels (many slices), or cols too large to keep. */
+static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tensor *w, const int64_t *st,
+                                       const int64_t *dl) {
+  const frit_shape *sg = ti_shape(ctx, g), *sw = ti_shape(ctx, w);
+  int64_t n = frit_dim_value(sg->dims[0]), o = frit_dim_value(sg->dims[1]);
+  int64_t oh = frit_dim_value(sg->dims[2]), ow = frit_dim_value(sg->dims[3]);
+  int64_t c = frit_dim_value(sw->dims[1]), kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
+  if (n < 1 || o < 1 || oh < 1 || ow < 1 || c < 1) return NULL;
+  int64_t m = n * oh * ow, k = c * kh * kw, kp = (k + 15) / 16 * 16;
+  if (kh * kw > 49 || m % 4 || m * kp > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20)) return NULL;
+  /* cols stays (N, OH, OW, KP), never a 2-D (M, KP) view: the tap slices below are shifted by
+   * padding, so their (possibly negative, gated) row indices must not go through the div/mod
+   * of an unflattened M */
+  int64_t a5[5] = {n, oh, ow, o, 1}, b2[2] = {o, k}, b5[5] = {1, 1, 1, o, kp}, c6[6] = {n, oh, ow, c, kh, kw};
+  /* f16/bf16 accumulate in f32, as frit_conv2d does */
+  frit_dtype dt = frit_tensor_dtype(g), cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  frit_tensor *a = frit_contiguous(ctx, frit_permute(ctx, ti_cast(ctx, g, cdt), (const int[]){0, 2, 3, 1}));
+  a = reshape_to(ctx, a, 5, a5);
+  frit_tensor *b = reshape_to(ctx, ti_cast(ctx, w, cdt), 2, b2);
+  if (b && kp != k) b = ti_pad_axis(ctx, b, 1, ti_dim(ctx, 0), ti_dim(ctx, kp - k));
+  b = b ? reshape_to(ctx, frit_contiguous(ctx, b), 5, b5) : NULL;
+  bool mask[FRIT_MAX_DIMS] = {false, false, false, true};
+  frit_tensor *p = a && b ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, b) : NULL;
+  /* realized with its zero columns, so the cut does not reach into the product */
+  frit_tensor *cols = p ? frit_contiguous(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask)) : NULL;
+  if (cols && kp != k) cols = ti_shrink_axis(ctx, cols, 3, ti_dim(ctx, 0), ti_dim(ctx, k));
+  cols = reshape_to(ctx, cols, 6, c6);
+  int64_t hp = (oh - 1) * st[0] + 1 + dl[0] * (kh - 1), wp = (ow - 1) * st[1] + 1 + dl[1] * (kw - 1);
+  frit_tensor *gx = NULL;
+  for (int64_t i = 0; i < kh && cols; i++)
+    for (int64_t j = 0; j < kw && cols; j++) {
+      frit_tensor *t = ti_shrink_axis(ctx, ti_shrink_axis(ctx, cols, 4, ti_dim(ctx, i), ti_dim(ctx, i + 1)), 5,
+                                      ti_dim(ctx, j), ti_dim(ctx, j + 1));
+      int64_t t4[4] = {n, oh, ow, c};
+      t = frit_permute(ctx, reshape_to(ctx, t, 4, t4), (const int[]){0, 3, 1, 2});
+      t = dilate_axis(ctx, dilate_axis(ctx, t, 2, st[0]), 3, st[1]);
+      int64_t h0 = i * dl[0], w0 = j * dl[1];
+      t = ti_pad_axis(ctx, t, 2, ti_dim(ctx, h0), ti_dim(ctx, hp - h0 - ((oh - 1) * st[0] + 1)));
+      t = ti_pad_axis(ctx, t, 3, ti_dim(ctx, w0), ti_dim(ctx, wp - w0 - ((ow - 1) * st[1] + 1)));
+      gx = !gx ? t : t ? ti_alu2(ctx, FRIT_OP_ADD, gx, t) : NULL;
+      if (!t) return NULL;
+    }
+  /* realized: a consumer that reads each element several times (max-pool's backward) would
+   * otherwise redo the KH*KW gathers each time */
+  return gx ? frit_contiguous(ctx, ti_cast(ctx, gx, dt)) : NULL;
+}
+
 static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
                                frit_tensor *const *ins, frit_tensor **grads) {
   (void)nin;
@@ -204,13 +263,16 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
   const int64_t *st = params, *pad = params + 2, *dl = params + 4;
   int swap[4] = {1, 0, 2, 3};
   /* gx */
-  frit_tensor *gd = dilate_axis(ctx, dilate_axis(ctx, g, 2, st[0]), 3, st[1]);
-  frit_tensor *wt = frit_permute(ctx, frit_flip(ctx, w, (const int[]){2, 3}, 2), swap);
   /* the gradient in padded coordinates, [0, (O-1)s + 1 + d(K-1)), then x's part of it:
    * [pad, pad + H), zeros past the last row a window reached */
-  int64_t cpad[2];
-  for (int a = 0; a < 2; a++) cpad[a] = dl[a] * (frit_dim_value(sw->dims[2 + a]) - 1);
-  frit_tensor *gx = frit_conv2d(ctx, gd, wt, NULL, (const int64_t[]){1, 1}, cpad, dl, 1);
+  frit_tensor *gx = conv_grad_x_col2im(ctx, g, w, st, dl);
+  if (!gx) {
+    frit_tensor *gd = dilate_axis(ctx, dilate_axis(ctx, g, 2, st[0]), 3, st[1]);
+    frit_tensor *wt = frit_permute(ctx, frit_flip(ctx, w, (const int[]){2, 3}, 2), swap);
+    int64_t cpad[2];
+    for (int a = 0; a < 2; a++) cpad[a] = dl[a] * (frit_dim_value(sw->dims[2 + a]) - 1);
+    gx = frit_conv2d(ctx, gd, wt, NULL, (const int64_t[]){1, 1}, cpad, dl, 1);
+  }
   for (int a = 0; a < 2 && gx; a++) {
     int64_t have = frit_dim_value(ti_shape(ctx, gx)->dims[2 + a]), want = frit_dim_value(sx->dims[2 + a]);
     int64_t lo = pad[a] < have ? pad[a] : have, hi = pad[a] + want < have ? pad[a] + want : have;

@@ -245,6 +245,48 @@ static frit_tensor *conv_as_gemm(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, 
   return frit_permute(ctx, r, pout);
 }
 
+/* conv2d (groups 1) as im2col: the windows materialised as an (N, OH, OW, C*KH*KW) patch array,
+ * then one product with w as (C*KH*KW, O) over that single reduction axis, which the
+ * register-tiling codegen (opt_tile.c) turns into
+ * vector FMAs held in registers over the whole reduction. The tiler wants O divisible by 16, so a
+ * smaller O is padded with zero columns that are cut off again (their sums are separate: the kept
+ * columns are exact). For the small-channel convs of a CNN (5x5 kernels over 1-16 channels, and
+ * their gradients, whose "kernel" is a whole feature map) the direct loop nests run at 1-5 GFLOP/s;
+ * this runs at tens. The patches cost memory: only when they stay small (below). */
+static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
+                                frit_dtype cdt, frit_dtype dt) {
+  const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
+  int64_t n = frit_dim_value(sx->dims[0]), c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
+  int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
+  int64_t m = n * g->o[0] * g->o[1], k = c * kh * kw, op = (o + 15) / 16 * 16;
+  /* the tiler's row blocks need M divisible by 4; small problems, and a short reduction (conv1
+   * of a CNN: one channel, 25 taps, where the patches cost more than the product), are cheaper in
+   * one direct kernel; patches over 64 MiB (the bench's 32x64x56^2 3x3 conv) stream more than
+   * conv_as_gemm; O is padded by at most 2x + 8 */
+  if (n < 1 || m % 4 || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
+    return NULL;
+  /* the padded input materialised (small) keeps the patch copy's loads ungated */
+  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
+  if (xp && (g->pad[0] || g->pad[1])) xp = frit_contiguous(ctx, xp);
+  frit_tensor *xw = windows(ctx, xp, 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
+  int px[6] = {0, 2, 3, 1, 4, 5}, pw[4] = {1, 2, 3, 0}, pout[4] = {0, 3, 1, 2};
+  /* materialised as (N, OH, OW, C, KH, KW), copied in loops without division; the product reads
+   * it as (N, OH, OW, C*KH*KW), one reduction axis, whose index the simplifier recombines */
+  int64_t t4[4] = {g->o[0], g->o[1], k, 1};
+  frit_tensor *a = xw ? reshape_i(ctx, frit_contiguous(ctx, frit_permute(ctx, xw, px)), 1, 4, t4) : NULL;
+  frit_tensor *wt = frit_permute(ctx, ti_cast(ctx, w, cdt), pw); /* (C, KH, KW, O) */
+  int64_t before[1] = {0}, after[1] = {op - o}, w2[2] = {k, op}, w5[5] = {1, 1, 1, k, op};
+  wt = pad_i(ctx, wt, 3, 1, before, after);
+  wt = wt ? reshape_i(ctx, frit_contiguous(ctx, reshape_i(ctx, wt, 0, 2, w2)), 0, 5, w5) : NULL;
+  frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, wt);
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[3] = true;
+  /* realized with the zero columns: a shrink before that would reach into the product's loop */
+  frit_tensor *r = frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask), dt));
+  if (r && op != o) r = ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, o)); /* (N, OH, OW, O) */
+  return r ? frit_permute(ctx, r, pout) : NULL;
+}
+
 frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias, const int64_t stride[2],
                          const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
   frit_tensor *ts[3] = {x, w, bias};
@@ -272,7 +314,10 @@ frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_ten
   frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
   /* (N, C, OH, OW, KH, KW) windows -> (N, g, 1, C/g, OH, OW, KH, KW) against
    * w as (1, g, O/g, C/g, 1, 1, KH, KW); the sum runs over C/g, KH, KW */
-  frit_tensor *r = groups == 1 && !frit_dtype_is_bool(dt) ? conv_as_gemm(ctx, x, w, &g, dl, cdt, dt) : NULL;
+  /* by size: im2col while its patches stay small, the product form above that, else direct */
+  frit_tensor *r = NULL;
+  if (groups == 1 && !frit_dtype_is_bool(dt)) r = conv_im2col(ctx, x, w, &g, dl, cdt, dt);
+  if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_as_gemm(ctx, x, w, &g, dl, cdt, dt);
   if (!r) r = conv_direct(ctx, x, w, &g, dl, groups, cdt, dt);
   if (r && groups == 1 && frit_dtype_is_float(dt)) r = tg_conv2d(ctx, r, x, w, g.st, g.pad, dl);
   if (!r || !bias) return r;

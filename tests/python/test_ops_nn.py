@@ -1,9 +1,10 @@
 """Linear algebra and neural-net ops against numpy: matmul/dot shape rules and dtypes, conv2d
 (stride, padding, dilation, groups), pooling, softmax, log_softmax, take, take_along_axis,
-one_hot. Oracles are plain numpy (einsum over explicit windows)."""
+one_hot, and conv2d's gradients. Oracles are plain numpy (einsum over explicit windows)."""
 import numpy as np
 import pytest
 
+import frit
 from frit import _lib as L
 from util import EPS, assert_close, assert_exact, cast_values, dtname, evaluate, rand
 
@@ -99,6 +100,13 @@ CONVS = [  # x shape, w shape, stride, padding, dilation, groups, bias
     # large enough for the product form (tensor/nn.c conv_as_gemm): padding, stride, dilation
     ((8, 16, 32, 32), (32, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1, True),
     ((8, 16, 45, 40), (32, 16, 3, 2), (2, 1), (2, 0), (1, 2), 1, False),
+    # im2col (tensor/nn.c conv_im2col): a CNN's 5x5 conv, its input gradient (O = 8, padded to
+    # 16 columns and cut back), its weight gradient (a map-sized kernel, tiny output), and
+    # O = 24 with stride, padding and dilation
+    ((8, 8, 12, 12), (16, 8, 5, 5), (1, 1), (0, 0), (1, 1), 1, True),
+    ((16, 16, 8, 8), (8, 16, 5, 5), (1, 1), (4, 4), (1, 1), 1, False),
+    ((8, 32, 12, 12), (16, 32, 8, 8), (1, 1), (0, 0), (1, 1), 1, False),
+    ((8, 6, 20, 18), (24, 6, 3, 3), (2, 1), (1, 2), (2, 1), 1, True),
 ]
 
 
@@ -119,6 +127,20 @@ def test_conv2d(ctx, path, rng, dt, case):
     k = ws[1] * ws[2] * ws[3]
     tol = 8 * (k + 1) * EPS[dt]
     assert_close(got, want, tol, tol * 4)
+
+
+@pytest.mark.parametrize("dt", [L.I32, L.F16], ids=dtname)
+def test_conv2d_im2col_dtypes(ctx, path, rng, dt):
+    # the im2col path computes in the promoted dtype (f32 for f16) and casts back
+    xs, ws = (8, 8, 12, 12), (16, 8, 5, 5)
+    x, w = rand(rng, dt, xs, scale=1.0), rand(rng, dt, ws, scale=1.0)
+    got, = evaluate(ctx.conv2d(ctx.input("x", dt, xs), ctx.input("w", dt, ws), None, (1, 1), (1, 1), (1, 1), 1),
+                    {"x": x, "w": w}, path)
+    want = np_conv2d(x, w, None, (1, 1), (1, 1), (1, 1), 1)
+    if dt == L.I32:
+        assert_exact(got, want.astype(np.int64).astype(np.int32))
+    else:
+        assert_close(got, want, 8 * 201 * EPS[L.F32] + 2 * EPS[dt], 4 * EPS[dt] * 201)
 
 
 def np_pool(x, kernel, stride, padding, kind):
@@ -228,3 +250,54 @@ def test_one_hot(ctx, path, rng, dt):
     got, = evaluate(out, {"i": idx}, path)
     assert dtname(out.dtype) == dtname(dt)
     assert_exact(got, np.eye(7, dtype=np.float64)[idx].astype(L.value_dtype(dt)))
+
+
+def np_conv2d_grads(x, w, g, stride, padding, dilation):
+    """d/dx and d/dw of sum(conv2d(x, w) * g) (groups 1), by scattering each tap's window back."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    _, _, oh, ow = g.shape
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2])
+    gx, gw = np.zeros_like(xp), np.zeros(w.shape)
+    g64, w64 = g.astype(np.float64), w.astype(np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
+            cols = slice(j * dilation[1], j * dilation[1] + stride[1] * (ow - 1) + 1, stride[1])
+            gx[:, :, rows, cols] += np.einsum("nohw,oc->nchw", g64, w64[:, :, i, j])
+            gw[:, :, i, j] = np.einsum("nohw,nchw->oc", g64, xp[:, :, rows, cols])
+    return gx[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + wd], gw
+
+
+GRAD_CONVS = [  # x, w, stride, padding, dilation: large enough for the col2im input gradient
+    ((16, 8, 12, 12), (16, 8, 5, 5), (1, 1), (0, 0), (1, 1)),    # a CNN's conv2
+    ((16, 8, 20, 19), (16, 8, 3, 3), (2, 1), (1, 0), (1, 1)),    # stride
+    ((8, 8, 24, 24), (16, 8, 3, 2), (1, 1), (2, 1), (2, 3)),     # dilation, C*KH*KW not a multiple of 16
+]
+
+
+@pytest.mark.parametrize("case", GRAD_CONVS, ids=lambda c: "x%s-w%s-s%s-p%s-d%s" % c)
+def test_conv2d_grads(rng, case):
+    xs, ws, stride, padding, dilation = case
+    x, w = rand(rng, L.F32, xs, scale=1.0), rand(rng, L.F32, ws, scale=1.0)
+    y = np_conv2d(x, w, None, stride, padding, dilation, 1)
+    g = rand(rng, L.F32, y.shape, scale=1.0)
+    loss = lambda a, b: frit.sum(frit.conv2d(a, b, stride=stride, padding=padding, dilation=dilation) * g)  # noqa: E731
+    gx, gw = frit.jit(frit.grad(loss, argnums=(0, 1)), dynamic=False)(x, w)
+    want_x, want_w = np_conv2d_grads(x, w, g, stride, padding, dilation)
+    tol_x = 8 * (ws[0] * ws[2] * ws[3] + 1) * EPS[L.F32]
+    tol_w = 8 * (y.shape[0] * y.shape[2] * y.shape[3] + 1) * EPS[L.F32]
+    assert_close(np.asarray(gx), want_x, tol_x, tol_x * 4)
+    assert_close(np.asarray(gw), want_w, tol_w, tol_w * 4)
+
+
+def test_conv2d_grad_x_f16(rng):
+    # the col2im input gradient of an f16 conv accumulates in f32 (as the forward does)
+    xs, ws = (16, 8, 12, 12), (16, 8, 5, 5)
+    x, w = rand(rng, L.F16, xs, scale=1.0), rand(rng, L.F16, ws, scale=1.0)
+    g = rand(rng, L.F16, (16, 16, 8, 8), scale=1.0)
+    loss = lambda a: frit.sum(frit.conv2d(a, w).astype(np.float32) * g.astype(np.float32))  # noqa: E731
+    got = np.asarray(frit.jit(frit.grad(loss), dynamic=False)(x))
+    want, _ = np_conv2d_grads(x, w, g, (1, 1), (0, 0), (1, 1))
+    assert got.dtype == np.float16
+    assert_close(got, want, 4 * EPS[L.F16], 4 * EPS[L.F16] * np.abs(want).max())
