@@ -502,6 +502,9 @@ def test_matrix(row, rid, dt, mode):
 # Public callables that have no row, each with the reason. Everything else exported by frit
 # (and frit.nn, frit.random, frit.linalg, frit.fft) must be the name of a row.
 EXEMPT = {
+    # transforms of Python functions: every differentiable row is checked by test_grad_matrix.py,
+    # the transforms themselves by test_autodiff.py
+    "grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "custom_vjp",
     # control flow and kernels: they take Python functions, tested in test_control*.py
     "kernel", "loop", "if_", "else_", "break_", "continue_", "var", "Var", "indices",
     "atomic_add", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
