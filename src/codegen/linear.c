@@ -33,7 +33,45 @@ static bool is_dep(const frit_uop *u, uint32_t i) {
 
 /* ---------- analysis: free ranges, dynamic nodes, scopes (as the interpreter) ---------- */
 
+/* The parameter an access goes through, when its pointer is an INDEX straight on one (NULL
+ * otherwise: the caller then assumes the worst). */
+static const frit_uop *access_param(const frit_uop *u) {
+  const frit_uop *ix = u->src[0];
+  if (ix->op != FRIT_OP_INDEX || ix->src[0]->op != FRIT_OP_DEFINE_GLOBAL) return NULL;
+  return ix->src[0];
+}
+
+/* Parameters this kernel writes (bit per parameter index); all ones when some write's target is
+ * not a plain parameter. */
+static uint64_t written_params(const cg *g) {
+  uint64_t w = 0;
+  for (size_t k = 0; k < g->n; k++) {
+    const frit_uop *u = g->nodes[k];
+    if (u->op != FRIT_OP_STORE && u->op != FRIT_OP_ATOMIC && u->op != FRIT_OP_ATOMIC_CAS) continue;
+    const frit_uop *p = access_param(u);
+    if (!p || p->arg.i0 < 0 || p->arg.i0 >= 64) return ~UINT64_C(0);
+    w |= UINT64_C(1) << p->arg.i0;
+  }
+  return w;
+}
+
+/* A read of a constant element of a parameter the kernel never writes (an optimizer's step
+ * count, a learning rate, a 0-d tensor broadcast over the kernel) gives the same value wherever it
+ * runs, and reading it where the interpreter would not is harmless: the element exists (the
+ * buffer's size is known and larger) and nothing stores to it. Placed by its free ranges like a
+ * pure value, it and the arithmetic on it leave the loops: Adam's bias corrections (two powf)
+ * were computed per element, and their scalar libm calls kept the loop from vectorising. */
+static bool invariant_read(const frit_uop *u, uint64_t written) {
+  if (u->op != FRIT_OP_LOAD || u->nsrc != 1) return false;
+  const frit_uop *ix = u->src[0], *p = access_param(u);
+  if (!p || ix->nsrc != 2 || ix->src[1]->op != FRIT_OP_CONST) return false;
+  int64_t c = ix->src[1]->arg.value.i;
+  if (p->arg.i0 < 0 || p->arg.i0 >= 64 || ((written >> p->arg.i0) & 1)) return false;
+  return c >= 0 && p->arg.i1 > c;
+}
+
 static bool analyse(cg *g) {
+  uint64_t written = written_params(g);
   for (size_t k = 0; k < g->n; k++) {
     frit_uop *u = g->nodes[k];
     g->rix[k] = -1;
@@ -43,7 +81,8 @@ static bool analyse(cg *g) {
       g->ranges[g->nr++] = u;
     }
     frit_op op = (frit_op)u->op;
-    bool d = op == FRIT_OP_LOAD || op == FRIT_OP_AFTER || op == FRIT_OP_KERNEL || is_effect_op(op);
+    bool d = (op == FRIT_OP_LOAD && !invariant_read(u, written)) || op == FRIT_OP_AFTER || op == FRIT_OP_KERNEL ||
+             is_effect_op(op);
     uint64_t f = g->rix[k] >= 0 ? UINT64_C(1) << g->rix[k] : 0;
     uint64_t closed = 0;
     if (op == FRIT_OP_END || op == FRIT_OP_REDUCE)
