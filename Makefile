@@ -97,7 +97,7 @@ VENV ?= $(BUILD)/venv
 pytest: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
-	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) tests/python
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=25 $(PYTEST_ARGS) tests/python
 	$(MAKE) pytest-specialise
 
 # The size-specialised kernel variants (src/runtime/specialize.c) only serve large work, which

@@ -56,29 +56,30 @@ def emit(bench, value, peer_value, note):
 def conv_cases(c1, c2):
     """(name, x shape, w shape, padding): the convs of one step, NCHW / OIHW."""
     return [
-        ("conv1_fwd", (BATCH, 1, 28, 28), (c1, 1, 5, 5), 0),
-        ("conv2_fwd", (BATCH, c1, 12, 12), (c2, c1, 5, 5), 0),
+        ("conv1_fwd", (BATCH, 1, 28, 28), (c1, 1, 5, 5), 2),
+        ("conv2_fwd", (BATCH, c1, 14, 14), (c2, c1, 5, 5), 2),
         # conv2's input gradient as a conv (the rule's fallback where col2im does not pay): g
-        # (N, c2, 8, 8) padded by 4 against w flipped to (c1, c2, 5, 5)
-        ("conv2_grad_x_as_conv", (BATCH, c2, 8, 8), (c1, c2, 5, 5), 4),
+        # (N, c2, 14, 14) padded by 4 - 2 against w flipped to (c1, c2, 5, 5)
+        ("conv2_grad_x_as_conv", (BATCH, c2, 14, 14), (c1, c2, 5, 5), 2),
         # weight gradients: x as (C, N, H, W) against g as (O, N, OH, OW)
-        ("conv1_grad_w", (1, BATCH, 28, 28), (c1, BATCH, 24, 24), 0),
-        ("conv2_grad_w", (c1, BATCH, 12, 12), (c2, BATCH, 8, 8), 0),
+        ("conv1_grad_w", (1, BATCH, 28, 28), (c1, BATCH, 28, 28), 2),
+        ("conv2_grad_w", (c1, BATCH, 14, 14), (c2, BATCH, 14, 14), 2),
     ]
 
 
 def bench_grad_x(c1, c2):
     """conv2's input gradient as the step computes it: the vjp of conv2d w.r.t. x."""
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((BATCH, c1, 12, 12)).astype(np.float32)
+    x = rng.standard_normal((BATCH, c1, 14, 14)).astype(np.float32)
     w = rng.standard_normal((c2, c1, 5, 5)).astype(np.float32)
-    g = rng.standard_normal((BATCH, c2, 8, 8)).astype(np.float32)
-    f = frit.jit(lambda a, b, gg: frit.grad(lambda aa: frit.sum(frit.conv2d(aa, b) * gg))(a), dynamic=False)
+    g = rng.standard_normal((BATCH, c2, 14, 14)).astype(np.float32)
+    f = frit.jit(lambda a, b, gg: frit.grad(lambda aa: frit.sum(frit.conv2d(aa, b, padding=2) * gg))(a),
+                 dynamic=False)
     mine = best_ms(lambda: np.asarray(f(x, w, g)))
     peer = None
     if torch is not None:
         wt, gt = torch.from_numpy(w), torch.from_numpy(g)
-        peer = best_ms(lambda: torch.nn.grad.conv2d_input(x.shape, wt, gt))
+        peer = best_ms(lambda: torch.nn.grad.conv2d_input(x.shape, wt, gt, padding=2))
     emit("cnn_conv2_vjp_x_%d-%d" % (c1, c2), mine, peer, "d/dx of conv2d(x %s, w %s), f32, %d threads" % (
         x.shape, w.shape, THREADS))
 
@@ -112,8 +113,8 @@ def bench_step(conf):
     if torch is not None:
         tn = torch.nn
         c1, c2, d = conf
-        m = tn.Sequential(tn.Conv2d(1, c1, 5), tn.MaxPool2d(2), tn.GELU(), tn.Conv2d(c1, c2, 5), tn.MaxPool2d(2),
-                          tn.GELU(), tn.Flatten(), tn.Linear(c2 * 16, d), tn.GELU(), tn.Linear(d, 10))
+        m = tn.Sequential(tn.Conv2d(1, c1, 5, padding=2), tn.MaxPool2d(2), tn.GELU(), tn.Conv2d(c1, c2, 5, padding=2), tn.MaxPool2d(2),
+                          tn.GELU(), tn.Flatten(), tn.Linear(c2 * 49, d), tn.GELU(), tn.Linear(d, 10))
         opt = torch.optim.Adam(m.parameters(), lr=5e-4)
         lossf = tn.CrossEntropyLoss()
         xt, yt = torch.from_numpy(x), torch.from_numpy(y)

@@ -53,8 +53,8 @@ def torch_model(kind, conf):
     if kind == "mlp":
         return tn.Sequential(tn.Flatten(), tn.Linear(784, 256), tn.ReLU(), tn.Linear(256, 10))
     c1, c2, d = conf
-    return tn.Sequential(tn.Conv2d(1, c1, 5), tn.MaxPool2d(2), tn.GELU(), tn.Conv2d(c1, c2, 5), tn.MaxPool2d(2),
-                         tn.GELU(), tn.Flatten(), tn.Linear(c2 * 16, d), tn.GELU(), tn.Linear(d, 10))
+    return tn.Sequential(tn.Conv2d(1, c1, 5, padding=2), tn.MaxPool2d(2), tn.GELU(), tn.Conv2d(c1, c2, 5, padding=2), tn.MaxPool2d(2),
+                         tn.GELU(), tn.Flatten(), tn.Linear(c2 * 49, d), tn.GELU(), tn.Linear(d, 10))
 
 
 def torch_steps(kind, conf, x, y):

@@ -61,10 +61,12 @@ def mlp():
     return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
 
 
-def cnn(c1, c2, d):
-    return nn.Sequential(nn.Conv2d(1, c1, 5), nn.MaxPool2d(2), nn.GELU(),
-                         nn.Conv2d(c1, c2, 5), nn.MaxPool2d(2), nn.GELU(),
-                         nn.Flatten(), nn.Linear(c2 * 16, d), nn.GELU(), nn.Linear(d, 10))
+def cnn(c1, c2, d, padding=2):
+    # padding 2 keeps each 5x5 conv's output the size of its input ("same"): 28 -> 14 -> 7
+    side = ((28 + 2 * padding - 4) // 2 + 2 * padding - 4) // 2
+    return nn.Sequential(nn.Conv2d(1, c1, 5, padding=padding), nn.MaxPool2d(2), nn.GELU(),
+                         nn.Conv2d(c1, c2, 5, padding=padding), nn.MaxPool2d(2), nn.GELU(),
+                         nn.Flatten(), nn.Linear(c2 * side * side, d), nn.GELU(), nn.Linear(d, 10))
 
 
 def accuracy(model, x, y, batch=1000):
@@ -85,6 +87,7 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=None, help="Adam lr (mlp 1e-3, cnn 5e-4)")
     ap.add_argument("--schedule", choices=("cosine", "constant"), default="cosine",
                     help="learning rate over the run (cosine: decays to lr/20)")
+    ap.add_argument("--padding", type=int, default=2, help="CNN conv padding (2: same size)")
     ap.add_argument("--data", default=DATA_DIR)
     ap.add_argument("--synthetic", type=int, default=0, help="train on N generated images")
     ap.add_argument("--plot", default="fashion_mnist.png", help="PNG of the curves ('' for none)")
@@ -98,7 +101,7 @@ def main(argv=None):
         model, lr = mlp(), a.lr or 1e-3
     else:
         c1, c2, d = (int(v) for v in a.conf.split("-"))
-        model, lr = cnn(c1, c2, d), a.lr or 5e-4
+        model, lr = cnn(c1, c2, d, a.padding), a.lr or 5e-4
     xtr, xte = xtr[:, None], xte[:, None]  # NCHW
     nb = len(xtr) // a.batch  # the last partial batch is dropped: one compiled shape
     if a.schedule == "cosine":

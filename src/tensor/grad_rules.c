@@ -1,5 +1,5 @@
 /* Gradient rules (frit_set_vjp) of the ops built from explicit kernels, which have no graph for
- * frit_vjp to differentiate: sort and the LU/Cholesky part of frit.linalg. Each rule is written
+ * frit_vjp to differentiate: sort, conv2d and the LU/Cholesky/Jacobi part of frit.linalg. Each rule is written
  * with tensor ops, several of them (solve, inv) with rules of their own, so gradients of
  * gradients work. Formulas: docs/autodiff.md. */
 #include "tensor/grad_rules.h"
@@ -88,6 +88,26 @@ static frit_tensor *lower_of_symmetric(frit_ctx *ctx, frit_tensor *s) {
   return frit_binary_t(ctx, FRIT_BF_ADD, frit_tril(ctx, p, 0), frit_tril(ctx, p, -1));
 }
 
+/* F_ij = 1/(w_j - w_i) off the diagonal and 0 on it, for w of shape (..., n): (..., n, n) */
+static frit_tensor *inv_gaps(frit_ctx *ctx, frit_tensor *w, frit_dtype dt) {
+  const frit_shape *sw = ti_shape(ctx, w);
+  int nb = sw->ndim - 1;
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < nb; i++) d[i] = sw->dims[i];
+  frit_uop *n = sw->dims[nb], *one = ti_dim(ctx, 1);
+  d[nb] = n, d[nb + 1] = one;
+  frit_tensor *wi = ti_reshape(ctx, w, nb + 2, d);
+  d[nb] = one, d[nb + 1] = n;
+  frit_tensor *wj = ti_reshape(ctx, w, nb + 2, d);
+  frit_tensor *diff = frit_binary_t(ctx, FRIT_BF_SUB, wj, wi);
+  frit_tensor *i0 = ti_reshape(ctx, ti_iota(ctx, n), 2, (frit_uop *[]){n, one});
+  frit_tensor *i1 = ti_reshape(ctx, ti_iota(ctx, n), 2, (frit_uop *[]){one, n});
+  frit_tensor *diag = frit_binary_t(ctx, FRIT_BF_EQ, i0, i1);
+  frit_tensor *safe = frit_where(ctx, diag, ti_const_f(ctx, dt, 1, diff), diff);
+  return frit_where(ctx, diag, ti_const_f(ctx, dt, 0, safe),
+                    frit_binary_t(ctx, FRIT_BF_TRUEDIV, ti_const_f(ctx, dt, 1, safe), safe));
+}
+
 /* (w, V) = eigh(A): params[0] 0 for w, 1 for V. gA = V (diag(gw) + F o (V^T gV)) V^T with
  * F_ij = 1/(w_j - w_i) off the diagonal, symmetrised and folded onto the lower triangle. The
  * eigenvectors come from eigh again (hash-consed with the forward's when it asked for them). */
@@ -110,16 +130,7 @@ static frit_status eigh_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *
                                                                mT(ctx, v))),
                                frit_tensor_dtype(ins[0]))) ? FRIT_OK : ctx->status;
   }
-  d[nb] = n, d[nb + 1] = one;
-  frit_tensor *wi = ti_reshape(ctx, w, nb + 2, d);
-  d[nb] = one, d[nb + 1] = n;
-  frit_tensor *wj = ti_reshape(ctx, w, nb + 2, d);
-  frit_tensor *diff = frit_binary_t(ctx, FRIT_BF_SUB, wj, wi);
-  frit_tensor *i0 = ti_reshape(ctx, ti_iota(ctx, n), 2, (frit_uop *[]){n, one});
-  frit_tensor *i1 = ti_reshape(ctx, ti_iota(ctx, n), 2, (frit_uop *[]){one, n});
-  frit_tensor *diag = frit_binary_t(ctx, FRIT_BF_EQ, i0, i1);
-  frit_tensor *safe = frit_where(ctx, diag, ti_const_f(ctx, dt, 1, diff), diff);
-  frit_tensor *f = frit_where(ctx, diag, ti_const_f(ctx, dt, 0, safe), frit_binary_t(ctx, FRIT_BF_TRUEDIV, ti_const_f(ctx, dt, 1, safe), safe));
+  frit_tensor *f = inv_gaps(ctx, w, dt);
   inner = frit_binary_t(ctx, FRIT_BF_MUL, f, mm(ctx, mT(ctx, v), g));
   grads[0] = ti_cast(ctx, lower_of_symmetric(ctx, mm(ctx, v, mm(ctx, inner, mT(ctx, v)))), frit_tensor_dtype(ins[0]));
   return done(ctx, grads, 1);
@@ -138,6 +149,55 @@ static frit_status svdvals_rule(frit_ctx *ctx, const int64_t *params, frit_tenso
   d[sg->ndim] = sg->dims[sg->ndim - 1], d[sg->ndim - 1] = ti_dim(ctx, 1);
   frit_tensor *scaled = frit_binary_t(ctx, FRIT_BF_MUL, u, ti_reshape(ctx, g, sg->ndim + 1, d));
   grads[0] = ti_cast(ctx, mm(ctx, scaled, vh), frit_tensor_dtype(ins[0]));
+  return done(ctx, grads, 1);
+}
+
+/* s of shape (..., k) as (..., 1, k) (scales columns) or (..., k, 1) (scales rows) */
+static frit_tensor *vec_as(frit_ctx *ctx, frit_tensor *s, bool row) {
+  const frit_shape *sh = ti_shape(ctx, s);
+  frit_uop *d[FRIT_MAX_DIMS];
+  for (int i = 0; i < sh->ndim - 1; i++) d[i] = sh->dims[i];
+  d[sh->ndim - 1] = row ? ti_dim(ctx, 1) : sh->dims[sh->ndim - 1];
+  d[sh->ndim] = row ? sh->dims[sh->ndim - 1] : ti_dim(ctx, 1);
+  return ti_reshape(ctx, s, sh->ndim + 1, d);
+}
+
+/* The singular vectors of the thin A = U S V^T (k = min(M, N); params[0] 1 for U, 2 for Vh;
+ * params[1] full_matrices). With F_ij = 1/(s_j^2 - s_i^2):
+ *   from gU:  U (F o (U^T gU - gU^T U)) S V^T + (I - U U^T) gU S^-1 V^T
+ *   from gV:  U S (F o (V^T gV - gV^T V)) V^T + U S^-1 ((I - V V^T) gV)^T,  gV = gVh^T
+ * (distinct, nonzero s). The extra columns of a full U or V of a non-square A are any basis of
+ * a complement, so they have no gradient: refused (the other factor of a full svd is the thin one). */
+static frit_status svd_vectors_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                                    frit_tensor *const *ins, frit_tensor **grads) {
+  (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *a = ti_cast(ctx, ins[0], dt);
+  const frit_shape *sa = ti_shape(ctx, a);
+  bool square = ti_dim_eq(sa->dims[sa->ndim - 2], sa->dims[sa->ndim - 1]);
+  /* non-square dims are static (svd requires it) */
+  int64_t m = frit_dim_value(sa->dims[sa->ndim - 2]), n = frit_dim_value(sa->dims[sa->ndim - 1]);
+  if (params[1] && !square && (params[0] == 1 ? m > n : n > m)) {
+    TI_FAIL1(ctx, "svd", ins[0], "the gradient of the singular vectors of full_matrices=True is not defined "
+             "for a non-square matrix (the extra columns are any basis); use full_matrices=False");
+    return FRIT_ERR_INVALID;
+  }
+  frit_tensor *u = NULL, *s = NULL, *vh = NULL;
+  if (frit_linalg_svd(ctx, a, params[1] && square, &u, &s, &vh) != FRIT_OK) return ctx->status;
+  frit_tensor *v = mT(ctx, vh), *srow = vec_as(ctx, s, true);
+  frit_tensor *one = ti_const_f(ctx, dt, 1, s);
+  frit_tensor *inv_srow = vec_as(ctx, frit_binary_t(ctx, FRIT_BF_TRUEDIV, one, s), true);
+  frit_tensor *f = inv_gaps(ctx, frit_binary_t(ctx, FRIT_BF_MUL, s, s), dt);
+  bool is_u = params[0] == 1;
+  frit_tensor *x = is_u ? u : v, *gx = is_u ? g : mT(ctx, g);
+  frit_tensor *xtg = mm(ctx, mT(ctx, x), gx);
+  frit_tensor *skew = frit_binary_t(ctx, FRIT_BF_MUL, f, frit_binary_t(ctx, FRIT_BF_SUB, xtg, mT(ctx, xtg)));
+  frit_tensor *inner = frit_binary_t(ctx, FRIT_BF_MUL, skew, is_u ? srow : vec_as(ctx, s, false));
+  frit_tensor *proj = frit_binary_t(ctx, FRIT_BF_SUB, gx, mm(ctx, x, xtg)); /* (I - X X^T) gX */
+  frit_tensor *rest = is_u ? mm(ctx, frit_binary_t(ctx, FRIT_BF_MUL, proj, inv_srow), vh)
+                           : mm(ctx, frit_binary_t(ctx, FRIT_BF_MUL, u, inv_srow), mT(ctx, proj));
+  grads[0] = ti_cast(ctx, frit_binary_t(ctx, FRIT_BF_ADD, mm(ctx, u, mm(ctx, inner, vh)), rest),
+                     frit_tensor_dtype(ins[0]));
   return done(ctx, grads, 1);
 }
 
@@ -332,6 +392,9 @@ frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vecto
 }
 frit_tensor *tg_svdvals(frit_ctx *ctx, frit_tensor *s, frit_tensor *a) {
   return attach(ctx, s, 1, &a, svdvals_rule, NULL, 0);
+}
+frit_tensor *tg_svd_vectors(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool is_vh, bool full) {
+  return attach(ctx, out, 1, &a, svd_vectors_rule, (const int64_t[]){is_vh ? 2 : 1, full}, 2);
 }
 frit_tensor *tg_qr(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool is_r) {
   return attach(ctx, out, 1, &a, qr_rule, (const int64_t[]){is_r}, 1);

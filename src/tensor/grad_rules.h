@@ -15,7 +15,9 @@ frit_tensor *tg_first(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor
 frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tensor *w, const int64_t stride[2],
                        const int64_t padding[2], const int64_t dilation[2]);
 frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors); /* w or V of eigh */
-frit_tensor *tg_svdvals(frit_ctx *ctx, frit_tensor *s, frit_tensor *a); /* the s of svd (u, vh: no rule yet) */
+frit_tensor *tg_svdvals(frit_ctx *ctx, frit_tensor *s, frit_tensor *a); /* the s of svd */
+/* the u (is_vh false) or vh of svd; full: full_matrices (no gradient unless square) */
+frit_tensor *tg_svd_vectors(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool is_vh, bool full);
 frit_tensor *tg_qr(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool is_r); /* reduced, M >= N */
 frit_tensor *tg_constant(frit_ctx *ctx, frit_tensor *t); /* no gradient (a sign, an index) */
 

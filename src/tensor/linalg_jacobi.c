@@ -271,5 +271,9 @@ frit_status frit_linalg_svd(frit_ctx *ctx, frit_tensor *a, int full_matrices, fr
   /* A = U S V^T; for the transposed problem a = V S U^T */
   if (tr) *u = ts[2], *vh = swap_last2(ctx, ts[1]);
   else *u = ts[1], *vh = swap_last2(ctx, ts[2]);
+  if (*u && *vh && frit_dtype_is_float(dt)) {
+    *u = tg_svd_vectors(ctx, *u, a, false, full_matrices);
+    *vh = *u ? tg_svd_vectors(ctx, *vh, a, true, full_matrices) : NULL;
+  }
   return *u && *vh ? FRIT_OK : frit_last_status(ctx);
 }

@@ -229,3 +229,40 @@ def test_custom_vjp_replaces_the_gradient_and_composes():
     bad.defvjp(lambda x: (x, None), lambda r, g: (g, g))
     with pytest.raises(TypeError, match="bwd returned 2 cotangents for 1 arguments"):
         frit.grad(lambda x: frit.sum(bad(x)))(x)
+
+
+@pytest.mark.parametrize("shape,full", [((5, 3), False), ((3, 5), False), ((4, 4), True), ((4, 4), False),
+                                        ((2, 5, 3), False), ((5, 3), True), ((3, 5), True)])
+def test_svd_singular_vector_gradients(shape, full):
+    """U and Vh of svd against finite differences of numpy's svd. The loss weighs the squares
+    of the vectors' entries, which do not depend on each pair's sign (the part of U, Vh that is
+    not unique). Of a full non-square svd, only the factor without extra columns differentiates."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape)
+    m, n = shape[-2:]
+    k = min(m, n)
+    w_u = rng.standard_normal(shape[:-2] + (m, m if full else k))
+    w_v = rng.standard_normal(shape[:-2] + (n if full else k, n))
+    use_u, use_v = not (full and m > n), not (full and n > m)
+
+    def loss(xp, x):
+        u, s, vh = xp.linalg.svd(x, full_matrices=full)
+        r = xp.sum(w_v * vh * vh) if use_v else 0.0
+        return r + xp.sum(w_u * u * u) if use_u else r
+    got = np.asarray(frit.grad(lambda x: loss(frit, x))(a))
+    want = fd_grad(lambda x: loss(np, x), a)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_svd_vectors_of_full_nonsquare_refused_and_pinv_lstsq_differentiate():
+    rng = np.random.default_rng(4)
+    with pytest.raises(frit.FritError, match="full_matrices=True is not defined for a non-square"):
+        frit.grad(lambda x: frit.sum(frit.linalg.svd(x)[0]))(rng.standard_normal((5, 3)))
+    for shape in [(5, 3), (3, 5)]:
+        a, w = rng.standard_normal(shape), rng.standard_normal(shape[::-1])
+        got = np.asarray(frit.grad(lambda x: frit.sum(frit.linalg.pinv(x) * w))(a))
+        np.testing.assert_allclose(got, fd_grad(lambda x: np.sum(np.linalg.pinv(x) * w), a), rtol=1e-5, atol=1e-7)
+    a, b = rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+    got = np.asarray(frit.grad(lambda x: frit.sum(frit.linalg.lstsq(x, b)[0] ** 2))(a))
+    want = fd_grad(lambda x: np.sum(np.linalg.lstsq(x, b)[0] ** 2), a)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)

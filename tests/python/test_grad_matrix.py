@@ -16,10 +16,7 @@ from test_op_matrix import ROWS, _row_ids
 
 # Rows whose gradients are not implemented yet: (regex on the row id, reason). strict=False, so a
 # fix shows as XPASS.
-NOT_YET = [
-    (r"^linalg\.(svd|pinv|lstsq)(#\d+)?$",
-     "the singular vectors of SVD have no gradient rule yet"),
-]
+NOT_YET = []
 # Rows that are not differentiable functions of arrays: (regex, reason).
 SKIP = [
     (r"^Array\.(item|tolist|__float__|__int__|__bool__|__index__|__complex__)$",

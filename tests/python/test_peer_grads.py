@@ -51,7 +51,7 @@ def _jax_forward(kind, p, x):
         return lax.reduce_window(v, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
 
     def conv(v, w, b):
-        o = lax.conv_general_dilated(v, w, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"),
+        o = lax.conv_general_dilated(v, w, (1, 1), ((2, 2), (2, 2)), dimension_numbers=("NCHW", "OIHW", "NCHW"),
                                      precision=lax.Precision.HIGHEST)
         return o + b[None, :, None, None]
     dot = lambda a, b: jnp.dot(a, b, precision=lax.Precision.HIGHEST)  # noqa: E731
@@ -85,8 +85,8 @@ def _torch_loss_and_grads(kind, params, x, y):
         h = F.relu(xt.reshape(len(x), -1) @ p["1.weight"] + p["1.bias"])
         logits = h @ p["3.weight"] + p["3.bias"]
     else:
-        h = F.gelu(F.max_pool2d(F.conv2d(xt, p["0.weight"], p["0.bias"]), 2))
-        h = F.gelu(F.max_pool2d(F.conv2d(h, p["3.weight"], p["3.bias"]), 2))
+        h = F.gelu(F.max_pool2d(F.conv2d(xt, p["0.weight"], p["0.bias"], padding=2), 2))
+        h = F.gelu(F.max_pool2d(F.conv2d(h, p["3.weight"], p["3.bias"], padding=2), 2))
         h = F.gelu(h.reshape(len(x), -1) @ p["7.weight"] + p["7.bias"])
         logits = h @ p["9.weight"] + p["9.bias"]
     loss = F.cross_entropy(logits, torch.from_numpy(y))
