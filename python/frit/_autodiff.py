@@ -76,16 +76,18 @@ def _argnums(argnums, nargs, who):
     return single, tuple(k % nargs for k in nums)
 
 
-def _float_leaves(x, who, what):
-    """The array leaves of a pytree (a treedef to rebuild it); every leaf a real float array."""
+def _float_leaves(x, who, what, complex_ok=False):
+    """The array leaves of a pytree (a treedef to rebuild it); every leaf a float array (or a
+    complex one where complex_ok: its gradient is dL/dRe + i dL/dIm, PyTorch's convention)."""
     leaves = []
     tree = _flatten(x, leaves)
     for j, a in enumerate(leaves):
         if not isinstance(a, _Array):
             a = leaves[j] = A.asarray(a)
-        if a.dtype.kind != "f":
-            raise FritTypeError("%s: %s has %s; gradients are defined for real float arrays "
-                                "(convert with astype)" % (who, what, _describe(a)))
+        if a.dtype.kind != "f" and not (complex_ok and a.dtype.kind == "c"):
+            raise FritTypeError("%s: %s has %s; gradients are defined for %s arrays "
+                                "(convert with astype)" % (who, what, _describe(a),
+                                                           "float or complex" if complex_ok else "real float"))
     return tree, leaves
 
 
@@ -116,7 +118,7 @@ def _check_scalar(out, who):
 
 def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
     single, nums = _argnums(argnums, len(args), who)
-    per_arg = [_float_leaves(args[k], who, "argument %d" % k) for k in nums]
+    per_arg = [_float_leaves(args[k], who, "argument %d" % k, complex_ok=True) for k in nums]
     args = list(args)
     for k, (tree, leaves) in zip(nums, per_arg):
         args[k] = _unflatten(tree, iter(leaves))

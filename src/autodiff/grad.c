@@ -50,15 +50,16 @@ static bool accumulate(frit_ctx *ctx, grad_walk *w, frit_uop *src, frit_tensor *
   return w->cot[k] != NULL;
 }
 
+/* wrt may be complex (its gradient is dL/dRe + i dL/dIm); the output must be real */
 static frit_status check_float(frit_ctx *ctx, const char *what, int i, frit_tensor *t) {
   char db[32];
   frit_dtype dt = frit_tensor_dtype(t);
-  if (frit_dtype_is_float(dt)) return FRIT_OK;
+  if (frit_dtype_is_float(dt) || (i >= 0 && frit_dtype_is_complex(dt))) return FRIT_OK;
   if (i < 0)
     ti_fail(ctx, "grad", (frit_tensor *const[]){t}, 1, "%s has dtype %s: gradients are defined for real float tensors",
             what, frit_dtype_name(dt, db, sizeof db));
   else
-    ti_fail(ctx, "grad", (frit_tensor *const[]){t}, 1, "%s[%d] has dtype %s: gradients are defined for real float tensors",
+    ti_fail(ctx, "grad", (frit_tensor *const[]){t}, 1, "%s[%d] has dtype %s: gradients are defined for float and complex tensors",
             what, i, frit_dtype_name(dt, db, sizeof db));
   return ctx->status;
 }

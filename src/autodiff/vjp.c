@@ -20,6 +20,20 @@ static frit_tensor *masked(frit_ctx *ctx, frit_tensor *c, frit_tensor *g) {
 /* 1 - x*x, the derivative pieces of asin/acos/tanh. */
 static frit_tensor *one_minus_sq(frit_ctx *ctx, frit_tensor *x) { return sub(ctx, cst(ctx, 1, x), mul(ctx, x, x)); }
 
+/* Complex cotangents follow PyTorch's convention: for a real loss L of z = x + iy, the cotangent
+ * is dL/dx + i dL/dy. A holomorphic f then sends g back as g * conj(f'), which is
+ * conj(conj(g) f'): the real formulas below applied to conj(g), conjugated (docs/autodiff.md). */
+static frit_tensor *conj_(frit_ctx *ctx, frit_tensor *a) { return ti_alu1(ctx, FRIT_OP_CONJ, a); }
+static frit_tensor *cplx(frit_ctx *ctx, frit_tensor *re, frit_tensor *im, frit_dtype dt) {
+  return ti_cast(ctx, ti_alu2(ctx, FRIT_OP_COMPLEX, re, im), dt);
+}
+static const bool holomorphic[FRIT_OP_COUNT_] = {
+    [FRIT_OP_NEG] = 1, [FRIT_OP_SQRT] = 1, [FRIT_OP_RSQRT] = 1, [FRIT_OP_RECIP] = 1, [FRIT_OP_EXP] = 1,
+    [FRIT_OP_EXP2] = 1, [FRIT_OP_LOG] = 1, [FRIT_OP_LOG2] = 1, [FRIT_OP_SIN] = 1, [FRIT_OP_COS] = 1,
+    [FRIT_OP_TAN] = 1, [FRIT_OP_ASIN] = 1, [FRIT_OP_ACOS] = 1, [FRIT_OP_ATAN] = 1, [FRIT_OP_SINH] = 1,
+    [FRIT_OP_COSH] = 1, [FRIT_OP_TANH] = 1, [FRIT_OP_ADD] = 1, [FRIT_OP_SUB] = 1, [FRIT_OP_MUL] = 1,
+    [FRIT_OP_FDIV] = 1, [FRIT_OP_POW] = 1, [FRIT_OP_WHERE] = 1, [FRIT_OP_MULACC] = 1};
+
 /* Cotangent of an elementwise op's sources. x, y: the first two sources; u: the result. */
 static bool alu_vjp(frit_ctx *ctx, frit_uop *node, frit_tensor *g, frit_tensor **out) {
   frit_tensor *u = TI_T(node), *x = src_t(node, 0), *y = node->nsrc > 1 ? src_t(node, 1) : NULL;
@@ -243,6 +257,37 @@ static bool scatter_vjp(frit_ctx *ctx, frit_uop *node, frit_tensor *g, const boo
   return true; /* integer scatters carry no gradient */
 }
 
+/* Elementwise ops with a complex result. |x| (complex, zero imaginary part): only its real part
+ * depends on x, with d|x| = Re(conj(x)/|x| dx), so x gets Re(g) x/|x| (0 at x = 0). */
+static bool complex_alu_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out) {
+  char db[32];
+  if (u->op == FRIT_OP_ABS) {
+    frit_tensor *x = src_t(u, 0), *zero = ti_alu2(ctx, FRIT_OP_CMPEQ, TI_T(u), cst(ctx, 0, x));
+    frit_tensor *unit = dvd(ctx, x, ti_where(ctx, zero, cst(ctx, 1, x), TI_T(u)));
+    frit_tensor *re = ti_cast(ctx, ti_alu1(ctx, FRIT_OP_REAL, g), u->dtype);
+    out[0] = masked(ctx, ti_alu1(ctx, FRIT_OP_NOT, zero), mul(ctx, re, unit));
+    return ctx->status == FRIT_OK;
+  }
+  if (!holomorphic[u->op]) {
+    ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1, "no gradient through %s of %s",
+            frit_op_name((frit_op)u->op), frit_dtype_name(u->dtype, db, sizeof db));
+    return false;
+  }
+  if (!alu_vjp(ctx, u, conj_(ctx, g), out)) return false;
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    if (!want[i] || !out[i]) {
+      out[i] = NULL;
+      continue;
+    }
+    /* a real source of a complex op (where's condition aside) takes the real part */
+    out[i] = conj_(ctx, out[i]);
+    if (!frit_dtype_is_complex(u->src[i]->dtype) && out[i])
+      out[i] = frit_dtype_is_float(u->src[i]->dtype) ? ti_cast(ctx, ti_alu1(ctx, FRIT_OP_REAL, out[i]), u->src[i]->dtype)
+                                                    : NULL;
+  }
+  return ctx->status == FRIT_OK;
+}
+
 bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out) {
   char db[32], db2[32];
   frit_tensor *x = u->nsrc ? src_t(u, 0) : NULL;
@@ -252,9 +297,15 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
     return true;
   case FRIT_OP_CAST:
     if (u->arg.i0 == AD_CAST_STOP_GRADIENT) return true;
-    if (frit_dtype_is_complex(u->src[0]->dtype) || frit_dtype_is_complex(u->dtype)) break;
-    if (frit_dtype_is_float(u->src[0]->dtype) && frit_dtype_is_float(u->dtype)) out[0] = ti_cast(ctx, g, u->src[0]->dtype);
-    return true; /* from or to an integer: no gradient */
+    if (frit_dtype_is_complex(u->src[0]->dtype) && frit_dtype_is_complex(u->dtype))
+      out[0] = ti_cast(ctx, g, u->src[0]->dtype);
+    else if (frit_dtype_is_complex(u->src[0]->dtype) && frit_dtype_is_float(u->dtype)) /* numpy drops imag */
+      out[0] = cplx(ctx, g, cst(ctx, 0, g), u->src[0]->dtype);
+    else if (frit_dtype_is_complex(u->dtype) && frit_dtype_is_float(u->src[0]->dtype))
+      out[0] = ti_cast(ctx, ti_alu1(ctx, FRIT_OP_REAL, g), u->src[0]->dtype);
+    else if (frit_dtype_is_float(u->src[0]->dtype) && frit_dtype_is_float(u->dtype))
+      out[0] = ti_cast(ctx, g, u->src[0]->dtype);
+    return ctx->status == FRIT_OK; /* from or to an integer: no gradient */
   case FRIT_OP_CONTIGUOUS: out[0] = g; return true;
   case FRIT_OP_BITCAST:
     ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1,
@@ -290,28 +341,36 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
     out[0] = u->op == FRIT_OP_PAD ? ti_shrink(ctx, g, b, e) : ti_pad(ctx, g, b, e);
     return out[0] != NULL;
   }
-  case FRIT_OP_REDUCE_AXIS:
-    if (frit_dtype_is_complex(u->dtype)) break;
+  case FRIT_OP_REDUCE_AXIS: /* complex: sums only */
+    if (frit_dtype_is_complex(u->dtype) && u->arg.i0 != FRIT_OP_ADD) break;
     out[0] = reduce_vjp(ctx, u, g);
     return out[0] != NULL;
-  case FRIT_OP_SCAN:
-    if (frit_dtype_is_complex(u->dtype)) break;
+  case FRIT_OP_SCAN: /* complex: sums only */
+    if (frit_dtype_is_complex(u->dtype) && u->arg.i0 != FRIT_OP_ADD) break;
     out[0] = scan_vjp(ctx, u, g);
     return out[0] != NULL;
   case FRIT_OP_GATHER:
-    if (frit_dtype_is_complex(u->dtype)) break;
     out[0] = gather_vjp(ctx, u, g);
     return out[0] != NULL;
-  case FRIT_OP_SCATTER:
-    if (frit_dtype_is_complex(u->dtype)) break;
+  case FRIT_OP_SCATTER: /* complex: add and set (min/max order complex values lexicographically) */
+    if (frit_dtype_is_complex(u->dtype) && u->arg.i0 != FRIT_ATOMIC_ADD && u->arg.i0 != FRIT_ATOMIC_XCHG) break;
     return scatter_vjp(ctx, u, g, want, out) && ctx->status == FRIT_OK;
   case FRIT_OP_AFTER:
     ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1,
             "the output depends on a differentiated input through an explicit kernel or a host loop "
             "(frit.kernel, frit.loop): gradients through them are not implemented yet");
     return false;
-  case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
-    break;
+  case FRIT_OP_REAL: /* the real part of x: g enters x's real part */
+    out[0] = cplx(ctx, g, cst(ctx, 0, g), u->src[0]->dtype);
+    return out[0] != NULL;
+  case FRIT_OP_IMAG:
+    out[0] = cplx(ctx, cst(ctx, 0, g), g, u->src[0]->dtype);
+    return out[0] != NULL;
+  case FRIT_OP_CONJ: out[0] = conj_(ctx, g); return out[0] != NULL;
+  case FRIT_OP_COMPLEX:
+    out[0] = ti_cast(ctx, ti_alu1(ctx, FRIT_OP_REAL, g), u->src[0]->dtype);
+    out[1] = ti_cast(ctx, ti_alu1(ctx, FRIT_OP_IMAG, g), u->src[1]->dtype);
+    return ctx->status == FRIT_OK;
   case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT: case FRIT_OP_RSQRT: case FRIT_OP_RECIP:
   case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG: case FRIT_OP_LOG2: case FRIT_OP_SIN: case FRIT_OP_COS:
   case FRIT_OP_TAN: case FRIT_OP_ASIN: case FRIT_OP_ACOS: case FRIT_OP_ATAN: case FRIT_OP_SINH: case FRIT_OP_COSH:
@@ -320,7 +379,7 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
   case FRIT_OP_MAX: case FRIT_OP_MIN: case FRIT_OP_POW: case FRIT_OP_ATAN2: case FRIT_OP_AND: case FRIT_OP_OR:
   case FRIT_OP_XOR: case FRIT_OP_SHL: case FRIT_OP_SHR: case FRIT_OP_CMPLT: case FRIT_OP_CMPLE: case FRIT_OP_CMPEQ:
   case FRIT_OP_CMPNE: case FRIT_OP_WHERE: case FRIT_OP_MULACC:
-    if (frit_dtype_is_complex(u->dtype)) break;
+    if (frit_dtype_is_complex(u->dtype)) return complex_alu_vjp(ctx, u, g, want, out);
     if (!alu_vjp(ctx, u, g, out)) return false;
     for (uint32_t i = 0; i < u->nsrc; i++)
       if (!want[i]) out[i] = NULL;

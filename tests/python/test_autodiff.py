@@ -266,3 +266,41 @@ def test_svd_vectors_of_full_nonsquare_refused_and_pinv_lstsq_differentiate():
     got = np.asarray(frit.grad(lambda x: frit.sum(frit.linalg.lstsq(x, b)[0] ** 2))(a))
     want = fd_grad(lambda x: np.sum(np.linalg.lstsq(x, b)[0] ** 2), a)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+_W8, _W5 = np.random.default_rng(5).standard_normal(8), np.random.default_rng(6).standard_normal(5)
+COMPLEX_LOSSES = {
+    "fft_power": lambda xp, x: xp.sum(_W8 * xp.abs(xp.fft.fft(x)) ** 2),
+    "fft_parts": lambda xp, x: xp.sum(_W8 * xp.real(xp.fft.fft(x)) + _W8 * xp.imag(xp.fft.fft(x)) ** 2),
+    "rfft_abs": lambda xp, x: xp.sum(_W5 * xp.abs(xp.fft.rfft(x))),
+    "ifft_of_product": lambda xp, x: xp.sum(_W8 * xp.real(xp.fft.ifft(xp.fft.fft(x) * xp.exp(1j * x)))),
+    "irfft_rfft": lambda xp, x: xp.sum(_W8 * xp.fft.irfft(xp.fft.rfft(x) * (1 + 2j))),
+    "mul_div_exp": lambda xp, x: xp.sum(xp.abs(xp.exp((x + 1j * x[::-1]) * (0.5 - 0.2j)) / (x + 2 + 1j))),
+    "sqrt_log_conj_sin": lambda xp, x: xp.sum(xp.real(xp.log(xp.sqrt(x + 3j)) * xp.conj(xp.sin(x * 1j + 1)))),
+    "angle": lambda xp, x: xp.sum(xp.angle(x + 1j * _W8)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_LOSSES))
+def test_gradients_through_complex_values_and_fft(name):
+    """Real losses of real inputs through complex intermediates (fft, complex arithmetic, parts)
+    against finite differences of the same function in numpy."""
+    f = COMPLEX_LOSSES[name]
+    x = np.random.default_rng(7).standard_normal(8)
+    got = np.asarray(frit.grad(lambda a: f(frit, a))(x))
+    np.testing.assert_allclose(got, fd_grad(lambda a: f(np, a), x), rtol=1e-5, atol=1e-7)
+
+
+def test_gradient_of_complex_input_is_d_re_plus_i_d_im():
+    rng = np.random.default_rng(8)
+    z = rng.standard_normal(6) + 1j * rng.standard_normal(6)
+    w = rng.standard_normal(6) + 1j * rng.standard_normal(6)
+
+    def loss(xp, a):
+        return xp.sum(xp.abs(a * w + xp.exp(a)) ** 2)
+    got = np.asarray(frit.grad(lambda a: loss(frit, a))(z))
+    d_re = fd_grad(lambda r: loss(np, r + 1j * z.imag), z.real)
+    d_im = fd_grad(lambda i: loss(np, z.real + 1j * i), z.imag)
+    np.testing.assert_allclose(got, d_re + 1j * d_im, rtol=1e-5, atol=1e-7)
+    with pytest.raises(frit.FritError, match="real float"):  # the output must stay real
+        frit.grad(lambda a: frit.sum(a))(z)
