@@ -15,6 +15,7 @@ from . import _array as A
 from . import _lib as L
 from ._errors import FritError, FritTypeError
 from ._jit import jit, _flatten, _unflatten
+from ._shape_ops import zeros_like
 
 _p = C.c_void_p
 _vjp = L.fn["frit_vjp"]
@@ -242,9 +243,9 @@ def jvp(fun, primals, tangents):
         raise FritTypeError("jvp: the function must return one real float array")
     u = np.zeros(out.shape, out.dtype.storage) if out._n.np is not None or not out._n.abstract \
         else None
-    if u is None:  # called while tracing: the output's shape is symbolic
-        raise FritError("jvp: not supported inside frit.jit or grad yet (the cotangent placeholder "
-                        "needs the output's concrete shape)")
+    if u is None:  # called while tracing: the placeholder is a node of its own in the traced graph
+        u = A.apply(_b_identity, [zeros_like(out)])
+        return out, _jvp_trace(fun, primals, tangents, u)
     tan = jit(_jvp_trace, static_argnums=(0,))(fun, primals, tangents, u)
     return out, tan
 

@@ -304,3 +304,20 @@ def test_gradient_of_complex_input_is_d_re_plus_i_d_im():
     np.testing.assert_allclose(got, d_re + 1j * d_im, rtol=1e-5, atol=1e-7)
     with pytest.raises(frit.FritError, match="real float"):  # the output must stay real
         frit.grad(lambda a: frit.sum(a))(z)
+
+
+def test_jvp_inside_jit_and_forward_over_reverse_hvp():
+    rng = np.random.default_rng(9)
+    x, v = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+
+    def f(a):
+        return frit.tanh(a) @ frit.ones((4, 2)) * frit.sum(a ** 2)
+
+    def f_np(a):
+        return np.tanh(a) @ np.ones((4, 2)) * np.sum(a ** 2)
+    eps = 1e-6
+    want = (f_np(x + eps * v) - f_np(x - eps * v)) / (2 * eps)
+    got = frit.jit(lambda a, b: frit.jvp(f, (a,), (b,))[1])(x, v)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-8)
+    hvp = frit.jit(lambda a, b: frit.jvp(frit.grad(lambda z: frit.sum(frit.sin(z) * z)), (a,), (b,))[1])
+    np.testing.assert_allclose(np.asarray(hvp(x, v)), (2 * np.cos(x) - x * np.sin(x)) * v, rtol=1e-10, atol=1e-12)
