@@ -11,11 +11,7 @@
  * False with an error in ctx when u's op has no gradient (naming op and dtypes). */
 bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out);
 
-/* stop_gradient is a CAST to x's own dtype marked by this arg.i0: an identity the simplifier
- * removes when kernels are built, but a distinct node (hash-consing keys on arg) whose rule
- * gives no gradient. AD_CAST_FRESH (with a unique arg.i1) is a plain identity that is a new
- * node, for attaching a rule to a value that is an input itself (frit_identity). */
-enum { AD_CAST_STOP_GRADIENT = 1, AD_CAST_FRESH = 2 };
+/* stop_gradient and frit_identity: the marked CASTs of tensor_internal.h (TI_CAST_*) */
 
 /* Whether values of dtype dt carry gradients (real floats) or would need to (complex: refused
  * by the rules with an error, never a silent zero). */

@@ -296,7 +296,7 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
   case FRIT_OP_CONST: case FRIT_OP_DEFINE_VAR: case FRIT_OP_BUFFER: case FRIT_OP_IOTA:
     return true;
   case FRIT_OP_CAST:
-    if (u->arg.i0 == AD_CAST_STOP_GRADIENT) return true;
+    if (u->arg.i0 == TI_CAST_STOP_GRADIENT) return true;
     if (frit_dtype_is_complex(u->src[0]->dtype) && frit_dtype_is_complex(u->dtype))
       out[0] = ti_cast(ctx, g, u->src[0]->dtype);
     else if (frit_dtype_is_complex(u->src[0]->dtype) && frit_dtype_is_float(u->dtype)) /* numpy drops imag */

@@ -370,6 +370,7 @@ static frit_tensor *softmax_impl(frit_ctx *ctx, const char *name, frit_tensor *x
     frit_tensor *fin = ti_alu2(ctx, FRIT_OP_CMPLT, ti_alu1(ctx, FRIT_OP_ABS, m), ti_const_f(ctx, cdt, INFINITY, m));
     m = fin ? ti_where(ctx, fin, m, ti_const_f(ctx, cdt, 0.0, m)) : NULL;
   }
+  m = ti_stop_gradient(ctx, m); /* the result does not depend on the shift: its gradient is 0 */
   frit_tensor *sh = tc_bin(ctx, name, FRIT_OP_SUB, xs, m);
   frit_tensor *e = ti_alu1(ctx, FRIT_OP_EXP, sh);
   frit_tensor *sum = tc_reduce_keep(ctx, e, FRIT_OP_ADD, mask);

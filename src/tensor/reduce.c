@@ -159,7 +159,8 @@ static frit_tensor *float_reduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, co
     frit_tensor *m = tc_reduce_keep(ctx, xs, FRIT_OP_MAX, mask);
     if (!m) return NULL;
     frit_tensor *finite = ti_alu2(ctx, FRIT_OP_CMPLT, ti_alu1(ctx, FRIT_OP_ABS, m), ti_const_f(ctx, cdt, INFINITY, m));
-    frit_tensor *ms = finite ? ti_where(ctx, finite, m, ti_const_f(ctx, cdt, 0.0, m)) : NULL;
+    /* the shift cancels out: no gradient through it (d lse/dx is exactly softmax(x)) */
+    frit_tensor *ms = finite ? ti_stop_gradient(ctx, ti_where(ctx, finite, m, ti_const_f(ctx, cdt, 0.0, m))) : NULL;
     frit_tensor *e = ti_alu1(ctx, FRIT_OP_EXP, tc_bin(ctx, name, FRIT_OP_SUB, xs, ms));
     frit_tensor *lse = ti_alu1(ctx, FRIT_OP_LOG, tc_reduce_keep(ctx, e, FRIT_OP_ADD, mask));
     return lse && ms ? ti_alu2(ctx, FRIT_OP_ADD, lse, ms) : NULL;

@@ -92,6 +92,13 @@ frit_tensor *ti_alu2(frit_ctx *ctx, frit_op op, frit_tensor *a, frit_tensor *b);
 frit_tensor *ti_where(frit_ctx *ctx, frit_tensor *c, frit_tensor *a, frit_tensor *b);
 /* CAST (no node when the dtype is already dt). */
 frit_tensor *ti_cast(frit_ctx *ctx, frit_tensor *x, frit_dtype dt);
+/* CASTs to x's own dtype marked by arg.i0: identities the simplifier removes when kernels are
+ * built, but distinct nodes (hash-consing keys on arg). STOP_GRADIENT has no gradient; FRESH
+ * (with a unique arg.i1) is a new node, for attaching a rule to a value that is an input itself. */
+enum { TI_CAST_STOP_GRADIENT = 1, TI_CAST_FRESH = 2 };
+/* x with no gradient flowing back through it (frit_stop_gradient); shifts that cancel out
+ * (softmax's max) use it so that their backward costs nothing */
+frit_tensor *ti_stop_gradient(frit_ctx *ctx, frit_tensor *x);
 
 /* ---------- broadcasting and constants ---------- */
 

@@ -71,6 +71,13 @@ def test_layernorm_embedding_losses():
     np.testing.assert_allclose(float(nn.l1_loss(p, q)), np.mean(np.abs(p - q)), rtol=1e-12)
     with pytest.raises(TypeError, match="nll_loss: needs log-probabilities"):
         nn.nll_loss(logp, t.astype(np.float64))
+    # targets outside [0, C): an error when they are known, NaN (never a silent pick) when traced
+    bad = np.array([0, 7, 1, -1, 2])
+    with pytest.raises(TypeError, match=r"nll_loss: targets must lie in \[0, 7\)"):
+        nn.nll_loss(logp, bad)
+    per_row = np.asarray(frit.jit(lambda a, b: nn.nll_loss(a, b, reduction="none"))(logp, bad))
+    assert np.isnan(per_row[[1, 3]]).all()
+    np.testing.assert_allclose(per_row[[0, 2, 4]], -logp[[0, 2, 4], [0, 1, 2]], rtol=1e-12)
 
 
 def test_dropout_masks_scale_and_vary_with_key():

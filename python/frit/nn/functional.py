@@ -123,13 +123,26 @@ def _reduce(v, reduction, who):
 
 
 def nll_loss(logp, target, reduction="mean"):
-    """Negative log-likelihood of integer class targets (N,) under log-probabilities (N, C)."""
+    """Negative log-likelihood of integer class targets (N,) in [0, C) under log-probabilities
+    (N, C). The pick is a compare with the class index (a one-hot mask), so forward and backward
+    stay elementwise and fuse (a gather's gradient would be a scatter). A target outside [0, C)
+    raises when the targets are known (eager); while tracing its row's loss is NaN."""
     logp, target = _arr(logp), _arr(target)
     if logp.ndim != 2 or target.ndim != 1 or target.dtype.kind not in "iu":
         raise FritTypeError("nll_loss: needs log-probabilities (N, C) and integer targets (N,), got "
                             "%s %s and %s %s" % (logp.shape, logp.dtype, target.shape, target.dtype))
-    picked = SO.take_along_axis(logp, SO.reshape(O.astype(target, "int64"), (-1, 1)), axis=1)
-    return _reduce(-SO.reshape(picked, (-1,)), reduction, "nll_loss")
+    n_cls = logp.shape[1]
+    if not target._n.abstract and isinstance(n_cls, int):
+        t = np.asarray(target)
+        if t.size and (t.min() < 0 or t.max() >= n_cls):
+            raise FritTypeError("nll_loss: targets must lie in [0, %d) for log-probabilities of shape %s; "
+                                "got values from %d to %d" % (n_cls, logp.shape, t.min(), t.max()))
+    t = SO.reshape(O.astype(target, "int64"), (-1, 1))
+    hit = O.equal(SO.arange(n_cls, dtype="int64"), t)
+    picked = O.sum(O.where(hit, logp, 0), axis=1)
+    valid = SO.reshape(O.logical_and(O.greater_equal(t, 0), O.less(t, n_cls)), (-1,))
+    picked = O.where(valid, picked, np.nan)
+    return _reduce(-picked, reduction, "nll_loss")
 
 
 def cross_entropy(logits, target, reduction="mean"):
