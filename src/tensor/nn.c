@@ -316,10 +316,13 @@ frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_ten
    * w as (1, g, O/g, C/g, 1, 1, KH, KW); the sum runs over C/g, KH, KW */
   /* by size: im2col while its patches stay small, the product form above that, else direct */
   frit_tensor *r = NULL;
+  bool rule = groups == 1 && frit_dtype_is_float(dt);
+  if (rule) x = ti_fresh(ctx, x), w = ti_fresh(ctx, w); /* the rule's inputs stay in the graph */
+  if (!x || !w) return NULL;
   if (groups == 1 && !frit_dtype_is_bool(dt)) r = conv_im2col(ctx, x, w, &g, dl, cdt, dt);
   if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_as_gemm(ctx, x, w, &g, dl, cdt, dt);
   if (!r) r = conv_direct(ctx, x, w, &g, dl, groups, cdt, dt);
-  if (r && groups == 1 && frit_dtype_is_float(dt)) r = tg_conv2d(ctx, r, x, w, g.st, g.pad, dl);
+  if (r && rule) r = tg_conv2d(ctx, r, x, w, g.st, g.pad, dl);
   if (!r || !bias) return r;
   frit_dtype rdt = frit_promote(dt, frit_tensor_dtype(bias));
   int64_t b4[4] = {1, o, 1, 1};

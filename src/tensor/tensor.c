@@ -349,11 +349,14 @@ frit_status ti_check_dim_list(frit_ctx *ctx, const char *op, int ndim, frit_uop 
   return FRIT_OK;
 }
 
-frit_tensor *ti_stop_gradient(frit_ctx *ctx, frit_tensor *x) {
+static frit_tensor *marked_cast(frit_ctx *ctx, frit_tensor *x, int64_t mark, int64_t unique) {
   if (!x || !frit_shape_of(ctx, TI_U(x))) return NULL;
   frit_arg a = frit_arg_none();
-  a.i0 = TI_CAST_STOP_GRADIENT;
+  a.i0 = mark, a.i1 = unique;
   frit_uop *u = TI_U(x);
   frit_uop *r = frit_uop_new(ctx, FRIT_OP_CAST, u->dtype, &u, 1, &a);
   return r && frit_shape_of(ctx, r) ? TI_T(r) : NULL;
 }
+frit_tensor *ti_stop_gradient(frit_ctx *ctx, frit_tensor *x) { return marked_cast(ctx, x, TI_CAST_STOP_GRADIENT, 0); }
+/* the node count only grows: a unique arg */
+frit_tensor *ti_fresh(frit_ctx *ctx, frit_tensor *x) { return marked_cast(ctx, x, TI_CAST_FRESH, (int64_t)ctx->count); }

@@ -99,6 +99,9 @@ enum { TI_CAST_STOP_GRADIENT = 1, TI_CAST_FRESH = 2 };
 /* x with no gradient flowing back through it (frit_stop_gradient); shifts that cancel out
  * (softmax's max) use it so that their backward costs nothing */
 frit_tensor *ti_stop_gradient(frit_ctx *ctx, frit_tensor *x);
+/* x's value as a new node (frit_identity): a gradient rule's input that the op's own graph
+ * would otherwise fold away (a reshape of a reshape is one reshape) */
+frit_tensor *ti_fresh(frit_ctx *ctx, frit_tensor *x);
 
 /* ---------- broadcasting and constants ---------- */
 
