@@ -7,6 +7,13 @@ dynamic=True the rank, which dims are 0 or 1, and which dims are equal to each o
 size becomes a DEFINE_VAR shared by all dims of that size, bound at call time); with dynamic=False
 the concrete shape. A cache hit is a dict lookup, binding the variables, np.empty per output and
 one frit_program_run call: everything else is precomputed when the signature is first seen.
+
+donate_argnums: the array leaves of those positional arguments give their memory to outputs of
+the same shape and dtype (matched in order, first fit; frit_program_donate), so a step that
+updates state allocates nothing for it. After the call a donated frit Array refers to the new
+value (its output), a donated numpy array holds it, and any other reference to the old value (a
+lazy expression built from it and not yet evaluated) raises a FritError when used. See
+docs/training.md "In-place updates".
 """
 import ctypes as C
 import functools
@@ -30,6 +37,8 @@ lib.frit_program_print.restype = C.c_int
 lib.frit_program_print.argtypes = [_p, C.c_char_p, C.c_int, _p]
 _run = L.fn["frit_program_run"]
 _output_shape = L.fn["frit_program_output_shape"]
+_donate = L.fn["frit_program_donate"]
+_clear_error = L.fn["frit_clear_error"]
 _required_memory = L.fn["frit_program_required_memory"]
 _input = L.fn["frit_input"]
 _input_sym = L.fn["frit_input_sym"]
@@ -56,6 +65,29 @@ def _data_ptr(a):
         return C.addressof(C.c_char.from_buffer(a))
     except (TypeError, ValueError):  # read-only or empty
         return a.__array_interface__["data"][0] if a.size else _DUMMY_PTR
+
+
+class _Donated:
+    """Stands in for the data of a node whose memory was donated to a jitted call: any use
+    (shape, data pointer, conversion) raises, naming the function."""
+    __slots__ = ("fn_name",)
+
+    def __init__(self, fn_name):
+        self.fn_name = fn_name
+
+    def _error(self):
+        return FritError("this array was donated to %s (donate_argnums): its memory now holds an "
+                         "output of that call, so the old value is gone; use the call's outputs (a "
+                         "donated frit Array passed directly already refers to its output)" % self.fn_name)
+
+    def __getattr__(self, name):
+        raise self._error()
+
+    def __array__(self, *a, **k):
+        raise self._error()
+
+    def __len__(self):
+        raise self._error()
 
 
 # ---------------------------------------------------------------- pytrees
@@ -89,6 +121,20 @@ def _flatten(x, leaves):
         raise FritTypeError("jit: argument of type %s is neither an array, a container of "
                             "arrays nor a hashable static value" % t.__name__) from None
     return ("s", t, x)
+
+
+def _nleaves(tree):
+    """Array leaves under a treedef of _flatten (or an argument entry of _signature)."""
+    if tree is _LEAF:
+        return 1
+    if type(tree) is not tuple or not tree:
+        return 0
+    tag = tree[0]
+    if tag is dict:
+        return sum(_nleaves(c) for c in tree[2])
+    if tag.__class__ is str:
+        return sum(_nleaves(c) for _, c in tree[1]) if tag == "kw" else 0  # "s"/"S": static
+    return sum(_nleaves(c) for c in tree[1])  # tuple, list, namedtuple
 
 
 def _unflatten(tree, it):
@@ -158,16 +204,57 @@ class _Entry:
     from, the variable bindings, how to size each output and the output pytree."""
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
-                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock")
+                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock",
+                 "donate", "fn_name")
 
-    def run(self, leaves, sizes):
+    def run(self, leaves, sizes, objs=None):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
-        in variable order. Returns the output pytree of frit Arrays. The binding and pointer
-        arrays and the program's run state are per entry: one thread at a time (the lock)."""
+        in variable order; objs: the argument leaves as passed (for donation). Returns the output
+        pytree of frit Arrays. The binding and pointer arrays and the program's run state are per
+        entry: one thread at a time (the lock)."""
         with self.lock:
-            return self._run(leaves, sizes)
+            return self._run(leaves, sizes, objs)
 
-    def _run(self, leaves, sizes):
+    def _donations(self, leaves):
+        """output -> the donated storage array it is written into, this call: writeable,
+        non-empty, and not overlapping another donated leaf (two outputs cannot share memory;
+        one of them gets a fresh array)."""
+        cand = []
+        for li, k, _ in self.donate:
+            a = leaves[li]
+            if a.size and a.flags.writeable:
+                p = a.__array_interface__["data"][0]
+                cand.append((p, p + a.nbytes, k, a))
+        cand.sort(key=operator.itemgetter(0))
+        use = {}
+        end = 0
+        for p, q, k, a in cand:
+            if p >= end:
+                use[k] = a
+                end = q
+        return use
+
+    def _retire(self, leaves, objs, use, outs):
+        """After a donating run: each donated frit Array passed directly refers to its output's
+        node (outs None: the run failed, so to nothing); the old node, which lazy expressions
+        may hold, raises when used."""
+        if objs is None:
+            return
+        for li, k, _ in self.donate:
+            a = use.get(k)
+            if a is not leaves[li]:
+                continue
+            o = objs[li]
+            if o.__class__ is _Array:
+                old = o._n
+                if old.np is a:
+                    old.np = _Donated(self.fn_name if outs is not None else self.fn_name + " (the call failed)")
+                    old.dptr = old.tc = None
+                    if outs is not None:
+                        o._n = outs[k]._n
+
+    def _run(self, leaves, sizes, objs=None):
+        use = self._donations(leaves) if self.donate else None
         if self.nbind:
             bv = self.bvals
             j = 1
@@ -187,12 +274,18 @@ class _Entry:
                 shape = [d if d >= 0 else sizes[-d - 1] for d in spec]
             else:
                 shape = spec
-            o = _np_empty(shape, storage)
-            optr[k] = _data_ptr(o)
+            if use and k in use:
+                o = use[k]
+                optr[k] = None  # NULL: into the donated input's memory
+            else:
+                o = _np_empty(shape, storage)
+                optr[k] = _data_ptr(o)
             outs.append(_wrap(_concrete_node(o, dt)))
             k += 1
         if self.nout:
             st = _run(self.ptr, ins, optr, self.bind, self.nbind)
+            if use:
+                self._retire(leaves, objs, use, None if st else outs)
             if st:
                 raise self.sess.error("run")
             for k, (exc, msg) in self.checks:
@@ -273,6 +366,13 @@ class Compiled:
         with self._entry.lock:
             return self._entry.prog.info()
 
+    @property
+    def donated(self):
+        """(argument leaf, output, in place) of each donation: leaves and outputs numbered in
+        flattened order; in place False means each call stages the output and copies it into
+        the donated memory (a kernel reads the input after the output is written)."""
+        return list(self._entry.donate)
+
     def __call__(self, *args, **kwargs):
         return self._jitted(*args, **kwargs)
 
@@ -286,7 +386,8 @@ class Jitted:
     """A function compiled by frit.jit. Call it like the function; f.lower(*args) gives the
     Compiled object; f.trace_count / f.compile_count count traces and frit_compile calls."""
 
-    def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):
+    def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True, bounds=None,
+                 donate_argnums=()):
         if not callable(fn):
             raise FritTypeError("jit: %r is not callable" % (fn,))
         if bounds is not None and bounds not in L.BOUNDS:
@@ -301,6 +402,17 @@ class Jitted:
         except TypeError:
             raise FritTypeError("jit: static_argnums must be an int or a sequence of ints") from None
         self._static_names = frozenset(static_argnames)
+        if isinstance(donate_argnums, int):
+            donate_argnums = (donate_argnums,)
+        try:
+            self._donate = frozenset(operator.index(i) for i in donate_argnums)
+        except TypeError:
+            raise FritTypeError("jit: donate_argnums must be an int or a sequence of ints") from None
+        if self._donate & self._static:
+            raise FritTypeError("jit: arguments %s are both static and donated"
+                                % sorted(self._donate & self._static))
+        if any(i < 0 for i in self._donate):
+            raise FritTypeError("jit: donate_argnums must be non-negative, got %s" % sorted(self._donate))
         self._fn = fn
         self._dynamic = bool(dynamic)
         self._fast = self._dynamic and not self._static
@@ -413,7 +525,7 @@ class Jitted:
                         key.append(-1 - j)
             else:
                 key.append(shape)
-        return tuple(key), data, list(sizes), trees, dts
+        return tuple(key), data, list(sizes), trees, dts, leaves
 
     def __call__(self, *args, **kwargs):
         if self._fast and not kwargs:
@@ -451,24 +563,24 @@ class Jitted:
             else:
                 e = self._cache.get(tuple(key))
                 if e is not None and e.__class__ is not dict:
-                    return e.run(data, list(sizes))
+                    return e.run(data, list(sizes), args)
         sig = self._signature(args, kwargs)
         if sig is None:  # called inside another trace: trace through
             return self._fn(*args, **kwargs)
-        key, data, sizes, trees, dts = sig
+        key, data, sizes, trees, dts, objs = sig
         e = self._cache.get(key)
         if e is None:
             e = self._trace(key, data, sizes, trees, dts)
         if e.__class__ is dict:  # this signature only traces with static shapes
             e = self._static_entry(e, data, trees, dts)
-        return e.run(data, sizes)
+        return e.run(data, sizes, objs)
 
     def lower(self, *args, **kwargs):
         """Traces and compiles for these arguments (without running): a Compiled object."""
         sig = self._signature(args, kwargs)
         if sig is None:
             raise FritError("jit: lower() called with traced arrays")
-        key, data, sizes, trees, dts = sig
+        key, data, sizes, trees, dts, _ = sig
         e = self._cache.get(key)
         if e is None:
             e = self._trace(key, data, sizes, trees, dts)
@@ -603,6 +715,8 @@ class Jitted:
         e.static_out = not nuser
         e.guards = [(None, op, axis) for _, op, axis in guards]
         e.out_static = _unflatten(out_tree, iter(())) if not out_ts else None
+        e.donate = ()
+        e.fn_name = fn_name
         e.arg_dtypes = dts
         nb = len(vars_)
         e.bind = (L.Binding * max(1, nb))()
@@ -660,7 +774,48 @@ class Jitted:
                 spec = spec if any(d < 0 for d in spec) else tuple(spec)
             specs.append((spec, n.dtype.storage, n.dtype))
         e.out_specs = tuple(specs)
+        e.fn_name = fn_name
+        e.donate = self._declare_donations(prog, trees, data, dts, sizes, slots, specs, nuser) \
+            if self._donate else ()
         return e
+
+    def _declare_donations(self, prog, trees, data, dts, sizes, slots, specs, nuser):
+        """(leaf, output, in place) of each donated argument leaf that an output of its shape and
+        dtype takes (first fit in output order), declared to the program."""
+        donated = []
+        pos = 0
+        for i, tr in enumerate(trees):
+            if type(tr) is tuple and tr and tr[0] == "kw":
+                break
+            n = _nleaves(tr)
+            if i in self._donate:
+                donated.extend(range(pos, pos + n))
+            pos += n
+        slot_of = {li: slot for slot, li in slots}
+        shapes = []
+        for spec, _, dt in specs[:nuser]:
+            if spec is None:
+                shapes.append(None)
+            else:
+                shapes.append((tuple(d if d >= 0 else sizes[-d - 1] for d in spec), dt))
+        taken = set()
+        out = []
+        ip = C.c_int()
+        for li in donated:
+            slot = slot_of.get(li)
+            if slot is None:  # not read by the program
+                continue
+            want = (data[li].shape, dts[li])
+            for k, sk in enumerate(shapes):
+                if k in taken or sk is None or sk[0] != want[0] or sk[1] != want[1]:
+                    continue
+                if _donate(prog.ptr, slot, k, C.byref(ip)):
+                    _clear_error(prog.sess.ptr)  # e.g. shapes equal now but not symbolically
+                    continue
+                taken.add(k)
+                out.append((li, k, bool(ip.value)))
+                break
+        return tuple(out)
 
     def __repr__(self):
         return "frit.jit(%s)" % getattr(self._fn, "__qualname__", self._fn)
@@ -677,12 +832,13 @@ L_MAX_DIMS = 16
 JIT_CACHE_MAX = 256
 
 
-def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):
+def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None, donate_argnums=()):
     """Compiles `fn` on first call per signature (decorator or call: frit.jit(f),
     @frit.jit, @frit.jit(static_argnums=1)). dynamic=True: dims other than 0/1 are symbolic, so
     new sizes reuse the compiled code; dynamic=False: one compilation per concrete shape.
     bounds: out-of-range indices in explicit kernels, "clamp" / "check" / "unchecked" (None: the
-    frit.set_bounds setting when first traced)."""
+    frit.set_bounds setting when first traced). donate_argnums: positional arguments whose arrays
+    outputs of the same shape and dtype may overwrite (see the module docstring)."""
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds)
-    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds)
+        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds, donate_argnums)
+    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds, donate_argnums)
