@@ -137,6 +137,21 @@ def _nleaves(tree):
     return sum(_nleaves(c) for c in tree[1])  # tuple, list, namedtuple
 
 
+def _paths(tree, prefix, out):
+    """Appends the path (dict keys and sequence positions) of each array leaf under tree."""
+    if tree is _LEAF:
+        out.append(prefix)
+    elif type(tree) is tuple and tree:
+        tag = tree[0]
+        if tag is dict:
+            for k, c in zip(tree[1], tree[2]):
+                _paths(c, prefix + (k,), out)
+        elif tag.__class__ is not str:
+            for i, c in enumerate(tree[1]):
+                _paths(c, prefix + (i,), out)
+    return out
+
+
 def _unflatten(tree, it):
     if tree is _LEAF:
         return next(it)
@@ -775,14 +790,17 @@ class Jitted:
             specs.append((spec, n.dtype.storage, n.dtype))
         e.out_specs = tuple(specs)
         e.fn_name = fn_name
-        e.donate = self._declare_donations(prog, trees, data, dts, sizes, slots, specs, nuser) \
+        e.donate = self._declare_donations(prog, trees, data, dts, sizes, slots, specs, nuser, out_tree) \
             if self._donate else ()
         return e
 
-    def _declare_donations(self, prog, trees, data, dts, sizes, slots, specs, nuser):
+    def _declare_donations(self, prog, trees, data, dts, sizes, slots, specs, nuser, out_tree):
         """(leaf, output, in place) of each donated argument leaf that an output of its shape and
-        dtype takes (first fit in output order), declared to the program."""
+        dtype takes, declared to the program: first the output at the same path (dict keys and
+        positions below the argument and below the returned tuple: params["w"] -> new["w"]),
+        then the first free one in output order."""
         donated = []
+        in_path = {}
         pos = 0
         for i, tr in enumerate(trees):
             if type(tr) is tuple and tr and tr[0] == "kw":
@@ -790,7 +808,12 @@ class Jitted:
             n = _nleaves(tr)
             if i in self._donate:
                 donated.extend(range(pos, pos + n))
+                for j, path in enumerate(_paths(tr, (), [])):
+                    in_path[pos + j] = path
             pos += n
+        out_paths = _paths(out_tree, (), [])
+        if out_tree is not _LEAF and type(out_tree) is tuple and out_tree[0] in (tuple, list):
+            out_paths = [q[1:] for q in out_paths]
         slot_of = {li: slot for slot, li in slots}
         shapes = []
         for spec, _, dt in specs[:nuser]:
@@ -801,21 +824,24 @@ class Jitted:
         taken = set()
         out = []
         ip = C.c_int()
-        for li in donated:
-            slot = slot_of.get(li)
-            if slot is None:  # not read by the program
-                continue
-            want = (data[li].shape, dts[li])
-            for k, sk in enumerate(shapes):
-                if k in taken or sk is None or sk[0] != want[0] or sk[1] != want[1]:
+        for by_path in (True, False):
+            for li in donated:
+                slot = slot_of.get(li)
+                if slot is None or li in [d[0] for d in out]:  # not read by the program, or done
                     continue
-                if _donate(prog.ptr, slot, k, C.byref(ip)):
-                    _clear_error(prog.sess.ptr)  # e.g. shapes equal now but not symbolically
-                    continue
-                taken.add(k)
-                out.append((li, k, bool(ip.value)))
-                break
-        return tuple(out)
+                want = (data[li].shape, dts[li])
+                for k, sk in enumerate(shapes):
+                    if k in taken or sk is None or sk[0] != want[0] or sk[1] != want[1]:
+                        continue
+                    if by_path and (k >= len(out_paths) or out_paths[k] != in_path[li]):
+                        continue
+                    if _donate(prog.ptr, slot, k, C.byref(ip)):
+                        _clear_error(prog.sess.ptr)  # e.g. shapes equal now but not symbolically
+                        continue
+                    taken.add(k)
+                    out.append((li, k, bool(ip.value)))
+                    break
+        return tuple(sorted(out))
 
     def __repr__(self):
         return "frit.jit(%s)" % getattr(self._fn, "__qualname__", self._fn)
