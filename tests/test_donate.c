@@ -40,6 +40,8 @@ static void test_sgd(int interpret) {
     int in_place = -1;
     CHECK_EQ_INT(frit_program_donate(prog, 0, 0, &in_place), FRIT_OK);
     CHECK_EQ_INT(in_place, 1);
+    /* p, g and the output are each read or written only at the stored element: no restrict */
+    if (!interpret) CHECK(strstr(frit_program_source(prog), "restrict") == NULL);
     static float pv[N], gv[N], want[N];
     fill(pv, N, 1), fill(want, N, 1);
     for (int step = 0; step < 3; step++) {
@@ -107,6 +109,7 @@ static void test_other_element(int interpret) {
     int in_place = -1;
     CHECK_EQ_INT(frit_program_donate(prog, 0, 0, &in_place), FRIT_OK);
     CHECK_EQ_INT(in_place, 0);
+    if (!interpret) CHECK(strstr(frit_program_source(prog), "*restrict") != NULL); /* p stays restrict */
     static float pv[N], gv[N], p0[N];
     fill(pv, N, 5), fill(gv, N, 6);
     memcpy(p0, pv, sizeof p0);

@@ -4,7 +4,6 @@
  * "Donated buffers". */
 #include <inttypes.h>
 
-#include "ir/walk.h"
 #include "runtime/runtime.h"
 
 /* The outermost host loop that runs kernel k, or -1: a kernel in a loop body runs again after
@@ -17,68 +16,7 @@ static void kernel_span(const frit_schedule *s, int k, int *lo, int *hi) {
   }
 }
 
-static bool in_loop(const frit_schedule *s, int k) {
-  for (int l = 0; l < s->nloops; l++)
-    if (s->loops[l].first_kernel <= k && k <= s->loops[l].last_kernel) return true;
-  return false;
-}
-
 static int64_t elem_bytes(frit_dtype dt) { return (frit_dtype_bits(dt) + 7) / 8; }
-
-static bool reaches(frit_uop *root, const frit_uop *target) {
-  size_t n = 0;
-  frit_uop **all = frit_walk_topo(root, &n);
-  if (!all) return true; /* out of memory: answer the conservative way */
-  bool found = false;
-  for (size_t i = 0; i < n && !found; i++) found = all[i] == target;
-  free(all);
-  return found;
-}
-
-/* Kernel K both reads input parameter pin and writes output parameter pout. It is safe to
- * write pout into pin's memory when every access of pin reads exactly the element the single
- * store to pout writes, in the same loop iteration: the store's address is the only pout
- * address, every pin address has the same index (and gate) as it, and no loop around the
- * store leaves its index unchanged (else a later trip would read an element already
- * overwritten). The load of that element is then a source of the stored value or of a sibling
- * store in the same iteration, so it runs first. Explicit kernels (statements in program
- * order, arbitrary indexing) never qualify. */
-static bool same_element(const frit_sched_kernel *K, int pin, int pout) {
-  if (K->structured) return false;
-  size_t n = 0;
-  frit_uop **all = frit_walk_topo(K->ast, &n);
-  if (!all) return false;
-  frit_uop *widx = NULL, *store = NULL;
-  bool ok = true;
-  for (size_t i = 0; i < n && ok; i++) {
-    frit_uop *u = all[i];
-    if (u->op != FRIT_OP_INDEX || u->src[0]->op != FRIT_OP_DEFINE_GLOBAL || u->src[0]->arg.i0 != pout) continue;
-    if (widx && widx != u) ok = false; /* a second address into the output */
-    widx = u;
-  }
-  for (size_t i = 0; i < n && ok && widx; i++) {
-    frit_uop *u = all[i];
-    if (u->op == FRIT_OP_STORE && u->src[0] == widx) {
-      if (store) ok = false;
-      store = u;
-    }
-    if (u->op != FRIT_OP_INDEX || u->src[0]->op != FRIT_OP_DEFINE_GLOBAL || u->src[0]->arg.i0 != pin) continue;
-    if (u->nsrc != widx->nsrc) ok = false;
-    for (uint32_t j = 1; ok && j < u->nsrc; j++) ok = u->src[j] == widx->src[j];
-  }
-  ok = ok && widx && store;
-  /* every loop closed around the store must move its address */
-  for (size_t i = 0; i < n && ok; i++) {
-    frit_uop *e = all[i];
-    if (e->op != FRIT_OP_END) continue;
-    bool all_move = true;
-    for (uint32_t j = 1; j < e->nsrc && all_move; j++)
-      if (e->src[j]->op == FRIT_OP_RANGE && !reaches(widx, e->src[j])) all_move = false;
-    if (!all_move && reaches(e->src[0], store)) ok = false;
-  }
-  free(all);
-  return ok;
-}
 
 /* Whether output buffer bo can be written straight into input buffer bi's memory: every
  * kernel that reads bi finishes before the first kernel that writes bo starts (a kernel in a
@@ -107,22 +45,15 @@ static bool donation_in_place(const frit_schedule *s, int bi, int bo) {
       int lo, hi;
       kernel_span(s, k, &lo, &hi);
       if (hi < wlo) continue;
-      if (k != wfirst || in_loop(s, k)) return false;
+      if (k != wfirst || frit_sched_in_loop(s, k)) return false;
       int pout = -1;
       for (int r = 0; r < K->nparams; r++)
         if (K->param_buf[r] == bo) pout = r;
-      if (pout < 0 || !same_element(K, q, pout)) return false;
+      /* the kernel's code must also have been rendered without restrict on the pair */
+      if (pout < 0 || q >= 64 || pout >= 64 || !((K->alias_mask >> q) & (K->alias_mask >> pout) & 1) ||
+          !frit_sched_same_element(K, q, pout))
+        return false;
     }
-  }
-  return true;
-}
-
-static bool same_dims(const frit_sched_buf *a, const frit_sched_buf *b) {
-  if (a->ndim != b->ndim) return false;
-  for (int d = 0; d < a->ndim; d++) {
-    const frit_uop *x = a->dims[d], *y = b->dims[d];
-    if (x != y && !(x->op == FRIT_OP_CONST && y->op == FRIT_OP_CONST && x->arg.value.i == y->arg.value.i))
-      return false;
   }
   return true;
 }
@@ -136,7 +67,7 @@ frit_status frit_program_donate(frit_program *p, int input, int output, int *in_
                           output, s->noutputs);
   const frit_sched_buf *bi = &s->bufs[s->input_buf[input]], *bo = &s->bufs[s->output_buf[output]];
   char d1[32], d2[32];
-  if (bi->dtype != bo->dtype || !same_dims(bi, bo)) {
+  if (bi->dtype != bo->dtype || !frit_sched_same_dims(bi, bo)) {
     char sh1[160] = "", sh2[160] = "";
     for (int pass = 0; pass < 2; pass++) {
       const frit_sched_buf *b = pass ? bo : bi;
