@@ -147,6 +147,40 @@ static void test_shared_memory(int interpret) {
   frit_ctx_free(ctx);
 }
 
+/* acc = p; for i in [0, 5): acc = acc * 0.5 + p * i. Outputs: the result, p - result (after the
+ * loop), and 2 p, into which p is donated: p is read in every trip of the loop, so 2 p can only
+ * go into p's memory after the loop */
+static void test_host_loop(int interpret) {
+  frit_ctx *ctx = frit_ctx_new();
+  int64_t d[1] = {N};
+  frit_tensor *p = frit_input(ctx, "p", FRIT_F32, 1, d);
+  frit_tensor *i, *acc, *res;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 5),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &p, &i, &acc), FRIT_OK);
+  frit_tensor *nx = add(ctx, mul(ctx, acc, frit_scalar_f(ctx, FRIT_F32, 0.5)), mul(ctx, p, frit_astype(ctx, i, FRIT_F32)));
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nx, NULL, &res), FRIT_OK);
+  frit_tensor *outs[3] = {mul(ctx, p, frit_scalar_f(ctx, FRIT_F32, 2.0)), res, sub(ctx, p, res)};
+  frit_program *prog = compile_n(ctx, outs, 3, interpret);
+  CHECK(prog != NULL);
+  if (prog) {
+    CHECK_EQ_INT(frit_program_donate(prog, 0, 0, NULL), FRIT_OK);
+    static float pv[N], p0[N], diff[N], r[N];
+    fill(pv, N, 10);
+    memcpy(p0, pv, sizeof p0);
+    void *in[1] = {pv}, *o[3] = {NULL, r, diff};
+    CHECK_EQ_INT(frit_program_run(prog, in, o, NULL, 0), FRIT_OK);
+    int bad = 0;
+    for (int k = 0; k < N; k++) {
+      float a = p0[k];
+      for (int it = 0; it < 5; it++) a = a * 0.5f + p0[k] * (float)it;
+      bad += pv[k] != 2 * p0[k] || fabsf(r[k] - a) > 1e-4f * (1 + fabsf(a)) ||
+             fabsf(diff[k] - (p0[k] - a)) > 1e-4f * (1 + fabsf(a));
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+  frit_ctx_free(ctx);
+}
+
 static void test_errors(void) {
   frit_ctx *ctx = frit_ctx_new();
   int64_t d[1] = {N}, d2[1] = {N / 2};
@@ -190,6 +224,7 @@ int main(void) {
     test_read_after(interpret);
     test_other_element(interpret);
     test_shared_memory(interpret);
+    test_host_loop(interpret);
   }
   test_errors();
   CHECK_DONE();
