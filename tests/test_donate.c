@@ -96,6 +96,34 @@ static void test_read_after(int interpret) {
   frit_ctx_free(ctx);
 }
 
+/* outputs {g + 1, (g + 1) * p}, one kernel (the second a sibling output), p donated to the first: p[i] is read at the very
+ * element the first store writes, but that store does not depend on it, so nothing orders the
+ * read before the write: staged */
+static void test_unordered_read(int interpret) {
+  frit_ctx *ctx = frit_ctx_new();
+  int64_t d[1] = {N};
+  frit_tensor *p = frit_input(ctx, "p", FRIT_F32, 1, d), *g = frit_input(ctx, "g", FRIT_F32, 1, d);
+  frit_tensor *g1 = add(ctx, g, frit_scalar_f(ctx, FRIT_F32, 1.0));
+  frit_tensor *outs[2] = {g1, mul(ctx, g1, p)};
+  frit_program *prog = compile_n(ctx, outs, 2, interpret);
+  CHECK(prog != NULL);
+  if (prog) {
+    int in_place = -1;
+    CHECK_EQ_INT(frit_program_donate(prog, 0, 0, &in_place), FRIT_OK);
+    CHECK_EQ_INT(frit_program_num_kernels(prog), 1);
+    CHECK_EQ_INT(in_place, 0);
+    static float pv[N], gv[N], p0[N], o1[N];
+    fill(pv, N, 11), fill(gv, N, 12);
+    memcpy(p0, pv, sizeof p0);
+    void *in[2] = {pv, gv}, *o[2] = {NULL, o1};
+    CHECK_EQ_INT(frit_program_run(prog, in, o, NULL, 0), FRIT_OK);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += pv[i] != gv[i] + 1.0f || o1[i] != (gv[i] + 1.0f) * p0[i];
+    CHECK_EQ_INT(bad, 0);
+  }
+  frit_ctx_free(ctx);
+}
+
 /* out[i] = p[N-1-i] + g[i]: the one kernel reads an element it does not write, so the output
  * cannot go straight into p (it would read already-overwritten elements): staged */
 static void test_other_element(int interpret) {
@@ -225,6 +253,7 @@ int main(void) {
     test_other_element(interpret);
     test_shared_memory(interpret);
     test_host_loop(interpret);
+    test_unordered_read(interpret);
   }
   test_errors();
   CHECK_DONE();

@@ -6,8 +6,8 @@
 
 #include "runtime/runtime.h"
 
-/* The outermost host loop that runs kernel k, or -1: a kernel in a loop body runs again after
- * every later kernel of that body, so for ordering it spans the whole outermost loop. */
+/* The kernels [lo, hi] kernel k spans for ordering: a kernel in a host loop body runs again after
+ * every later kernel of that body, so it spans its whole outermost loop. */
 static void kernel_span(const frit_schedule *s, int k, int *lo, int *hi) {
   *lo = *hi = k;
   for (int l = 0; l < s->nloops; l++) {
@@ -21,12 +21,19 @@ static int64_t elem_bytes(frit_dtype dt) { return (frit_dtype_bits(dt) + 7) / 8;
 /* Whether output buffer bo can be written straight into input buffer bi's memory: every
  * kernel that reads bi finishes before the first kernel that writes bo starts (a kernel in a
  * host loop spans its outermost loop), or is that kernel and reads only the element it writes
- * (same_element); and no SWAP step moves either buffer. */
+ * (frit_sched_same_element, with the kernel rendered without restrict on the pair); no SWAP
+ * step moves either buffer, and the host does not read the input as a loop bound or stop flag. */
 static bool donation_in_place(const frit_schedule *s, int bi, int bo) {
   for (int i = 0; i < s->nsteps; i++)
     if (s->steps[i].kind == FRIT_STEP_SWAP &&
         (s->steps[i].a == bi || s->steps[i].b == bi || s->steps[i].a == bo || s->steps[i].b == bo))
       return false;
+  /* the host reads loop bounds and stop flags between kernels: no ordering to reason about */
+  for (int i = 0; i < s->nsteps; i++)
+    if (s->steps[i].kind == FRIT_STEP_STOP_IF && s->steps[i].a == bi) return false;
+  for (int l = 0; l < s->nloops; l++)
+    for (int b = 0; b < 3; b++)
+      if (!s->loops[l].bound[b] && s->loops[l].bound_buf[b] == bi) return false;
   int wfirst = -1, wlo = 0;
   for (int k = 0; k < s->nkernels; k++) {
     const frit_sched_kernel *K = &s->kernels[k];

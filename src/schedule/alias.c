@@ -35,11 +35,13 @@ static bool is_param(const frit_uop *u, int p) {
 }
 
 /* Why this is enough: when every address into pin equals the one address stored to in pout, the
- * element e that iteration i stores is only ever loaded by iteration i, and a load feeding a
- * store runs before it (a data dependence, which codegen's reordering and vectorisation keep;
- * with restrict left off the pair the C compiler must keep it too). A loop around the store that
- * does not move its address would revisit e after the store, hence the last check. Explicit
- * kernels index freely and run statements in order: never. */
+ * element e that iteration i stores is only ever loaded by iteration i; when each such load also
+ * feeds the stored value, it runs before the store (a data dependence, which codegen's
+ * reordering and vectorisation keep; with restrict left off the pair the C compiler must keep it
+ * too). A load of e that feeds only a sibling store has no such order (tests/test_donate.c
+ * test_unordered_read). A loop around the store that does not move its address would revisit e
+ * after the store, hence the last check. Explicit kernels index freely and run statements in
+ * order: never. */
 bool frit_sched_same_element(const frit_sched_kernel *K, int pin, int pout) {
   if (K->structured || pin == pout) return false;
   size_t n = 0;
@@ -63,6 +65,19 @@ bool frit_sched_same_element(const frit_sched_kernel *K, int pin, int pout) {
     for (uint32_t j = 1; ok && j < u->nsrc; j++) ok = u->src[j] == widx->src[j];
   }
   ok = ok && widx && store;
+  /* every read of pin must feed the store: that data dependence is what runs it first */
+  if (ok) {
+    size_t m = 0;
+    frit_uop **feed = frit_walk_topo(store, &m);
+    if (!feed) ok = false;
+    for (size_t i = 0; i < n && ok; i++) {
+      if (!is_param(all[i], pin)) continue;
+      bool found = false;
+      for (size_t j = 0; j < m && !found; j++) found = feed[j] == all[i];
+      ok = found;
+    }
+    free(feed);
+  }
   for (size_t i = 0; i < n && ok; i++) {
     frit_uop *e = all[i];
     if (e->op != FRIT_OP_END) continue;

@@ -117,8 +117,9 @@ frit_status frit_schedule_eval_size(frit_ctx *ctx, frit_uop *e, const frit_bindi
                                     int64_t *out);
 
 /* Kernel k (not explicit) reads parameter pin only at the element its single store to parameter
- * pout writes, in the same loop iteration, and no loop closed around that store leaves its
- * address unchanged (alias.c): pout may then be written into pin's memory. */
+ * pout writes, in the same loop iteration, every such read feeds the stored value, and no loop
+ * closed around that store leaves its address unchanged (alias.c): pout may then be written into
+ * pin's memory. */
 bool frit_sched_same_element(const frit_sched_kernel *K, int pin, int pout);
 /* Kernel k runs inside a host loop. */
 bool frit_sched_in_loop(const frit_schedule *s, int k);

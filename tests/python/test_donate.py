@@ -144,6 +144,21 @@ def test_read_after_update():
         np.testing.assert_array_equal(p, p0 - g)  # the donated numpy array holds the output
 
 
+def test_read_feeding_only_a_sibling():
+    """p's memory goes to g + 1, whose kernel also stores (g + 1) * p: the read of p[i] does not
+    feed the store into p[i], so nothing orders it first (staged, and numpy's answer)."""
+    jf = frit.jit(lambda p, g: (g + 1, (g + 1) * p), donate_argnums=0)
+    rng = np.random.default_rng(4)
+    p = rng.standard_normal(1000).astype(np.float32)
+    g = rng.standard_normal(1000).astype(np.float32)
+    p0 = p.copy()
+    assert jf.lower(p, g).donated == [(0, 0, False)]
+    a, b = jf(p, g)
+    np.testing.assert_array_equal(np.asarray(a), g + 1)
+    np.testing.assert_array_equal(np.asarray(b), (g + 1) * p0)
+    assert np.shares_memory(np.asarray(a), p)
+
+
 def test_in_place_and_staged():
     jf = frit.jit(lambda p, g: p - 0.5 * g, donate_argnums=0)
     jr = frit.jit(lambda p, g: p[::-1] + g, donate_argnums=(0,))
