@@ -9,7 +9,8 @@ the concrete shape. A cache hit is a dict lookup, binding the variables, np.empt
 one frit_program_run call: everything else is precomputed when the signature is first seen.
 
 donate_argnums: the array leaves of those positional arguments give their memory to outputs of
-the same shape and dtype (matched in order, first fit; frit_program_donate), so a step that
+the same shape and dtype (the output at the same pytree path first, then the first free one;
+frit_program_donate), so a step that
 updates state allocates nothing for it. After the call a donated frit Array refers to the new
 value (its output), a donated numpy array holds it, and any other reference to the old value (a
 lazy expression built from it and not yet evaluated) raises a FritError when used. See
