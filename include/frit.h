@@ -609,7 +609,8 @@ frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *
  * (any other pointer is a plain output for that run). Always the right answer: *in_place (may be
  * NULL) is 1 when the schedule writes the output straight into the input, because every kernel
  * that reads the input runs before the first kernel that writes the output, or is that kernel
- * and reads only the element it stores, outside host loops; else 0, and each run writes the
+ * and reads only the element it stores, to compute the stored value, outside host loops (such
+ * kernels' parameters are rendered without `restrict`); else 0, and each run writes the
  * output to staging memory and copies it into the input at the end. A run where the donated
  * memory overlaps another input's is staged too (two donated inputs sharing memory is
  * FRIT_ERR_INVALID). If a run fails, an input written in place may hold partial results. */
