@@ -57,6 +57,7 @@ _BY_NP = {d.value: d for d in D.ALL if d is not D.bfloat16}
 _DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dereferenced)
 _DUMMY_PTR = _DUMMY.ctypes.data
 _LEAF = "A"  # treedef of an array leaf
+_first = operator.itemgetter(0)
 _WEAK = (bool, int, float)
 
 
@@ -221,7 +222,7 @@ class _Entry:
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
                  "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock",
-                 "donate", "fn_name")
+                 "donate", "donate_slots", "fn_name", "tomb")
 
     def run(self, leaves, sizes, objs=None):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
@@ -234,14 +235,16 @@ class _Entry:
     def _donations(self, leaves):
         """output -> the donated storage array it is written into, this call: writeable,
         non-empty, and not overlapping another donated leaf (two outputs cannot share memory;
-        one of them gets a fresh array)."""
+        one of them gets a fresh array). Reads the data pointers from self.ins."""
         cand = []
-        for li, k, _ in self.donate:
+        ins = self.ins
+        for li, k, slot in self.donate_slots:
             a = leaves[li]
             if a.size and a.flags.writeable:
-                p = a.__array_interface__["data"][0]
+                p = ins[slot]
                 cand.append((p, p + a.nbytes, k, a))
-        cand.sort(key=operator.itemgetter(0))
+        if len(cand) > 1:
+            cand.sort(key=_first)
         use = {}
         end = 0
         for p, q, k, a in cand:
@@ -264,13 +267,12 @@ class _Entry:
             if o.__class__ is _Array:
                 old = o._n
                 if old.np is a:
-                    old.np = _Donated(self.fn_name if outs is not None else self.fn_name + " (the call failed)")
+                    old.np = self.tomb if outs is not None else _Donated(self.fn_name + " (the call failed)")
                     old.dptr = old.tc = None
                     if outs is not None:
                         o._n = outs[k]._n
 
     def _run(self, leaves, sizes, objs=None):
-        use = self._donations(leaves) if self.donate else None
         if self.nbind:
             bv = self.bvals
             j = 1
@@ -280,6 +282,7 @@ class _Entry:
         ins = self.ins
         for slot, li in self.arg_slots:
             ins[slot] = _data_ptr(leaves[li])
+        use = self._donations(leaves) if self.donate else None
         outs = []
         optr = self.outs
         k = 0
@@ -731,8 +734,9 @@ class Jitted:
         e.static_out = not nuser
         e.guards = [(None, op, axis) for _, op, axis in guards]
         e.out_static = _unflatten(out_tree, iter(())) if not out_ts else None
-        e.donate = ()
+        e.donate = e.donate_slots = ()
         e.fn_name = fn_name
+        e.tomb = None
         e.arg_dtypes = dts
         nb = len(vars_)
         e.bind = (L.Binding * max(1, nb))()
@@ -790,9 +794,11 @@ class Jitted:
                 spec = spec if any(d < 0 for d in spec) else tuple(spec)
             specs.append((spec, n.dtype.storage, n.dtype))
         e.out_specs = tuple(specs)
-        e.fn_name = fn_name
         e.donate = self._declare_donations(prog, trees, data, dts, sizes, slots, specs, nuser, out_tree) \
             if self._donate else ()
+        slot_of = {li: slot for slot, li in slots}
+        e.donate_slots = tuple((li, k, slot_of[li]) for li, k, _ in e.donate)
+        e.tomb = _Donated(fn_name)
         return e
 
     def _declare_donations(self, prog, trees, data, dts, sizes, slots, specs, nuser, out_tree):
