@@ -12,7 +12,7 @@ donate_argnums: the array leaves of those positional arguments give their memory
 the same shape and dtype (the output at the same pytree path first, then the first free one;
 frit_program_donate), so a step that
 updates state allocates nothing for it. After the call a donated frit Array refers to the new
-value (its output), a donated numpy array holds it, and any other reference to the old value (a
+value (its output, until that is donated in turn), a donated numpy array holds it, and any other reference to the old value (a
 lazy expression built from it and not yet evaluated) raises a FritError when used. See
 docs/training.md "In-place updates".
 """
@@ -52,6 +52,7 @@ _Array = A.Array
 _ndarray = np.ndarray
 _wrap = A._wrap
 _concrete_node = A._concrete_node
+_Donated = A.Donated
 _np_empty = np.empty
 _BY_NP = {d.value: d for d in D.ALL if d is not D.bfloat16}
 _DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dereferenced)
@@ -67,29 +68,6 @@ def _data_ptr(a):
         return C.addressof(C.c_char.from_buffer(a))
     except (TypeError, ValueError):  # read-only or empty
         return a.__array_interface__["data"][0] if a.size else _DUMMY_PTR
-
-
-class _Donated:
-    """Stands in for the data of a node whose memory was donated to a jitted call: any use
-    (shape, data pointer, conversion) raises, naming the function."""
-    __slots__ = ("fn_name",)
-
-    def __init__(self, fn_name):
-        self.fn_name = fn_name
-
-    def _error(self):
-        return FritError("this array was donated to %s (donate_argnums): its memory now holds an "
-                         "output of that call, so the old value is gone; use the call's outputs (a "
-                         "donated frit Array passed directly already refers to its output)" % self.fn_name)
-
-    def __getattr__(self, name):
-        raise self._error()
-
-    def __array__(self, *a, **k):
-        raise self._error()
-
-    def __len__(self):
-        raise self._error()
 
 
 # ---------------------------------------------------------------- pytrees

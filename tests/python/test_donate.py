@@ -181,6 +181,9 @@ def test_donated_array_afterwards():
         np.asarray(lazy)
     r = jf(p, np.ones(6, np.float32))  # the rebound Array can be donated again
     np.testing.assert_array_equal(np.asarray(r), np.arange(6) - 2.0)
+    np.testing.assert_array_equal(np.asarray(p), np.arange(6) - 2.0)
+    with pytest.raises(FritError, match="donated"):  # q's value (p's before) was donated
+        np.asarray(q)
 
 
 def test_donation_edge_cases():
