@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
+from ._donate import Donated as _Donated
 from ._errors import FritError, FritTypeError
 
 fn = L.fn
@@ -57,30 +58,6 @@ class Node:
 
     def abstract_error(self):
         return _abstract_error(self)
-
-
-class Donated:
-    """Stands in for the data (Node.np) of a node whose memory was donated to a jitted call
-    (frit.jit donate_argnums): any use (shape, data pointer, conversion) raises, naming the
-    function."""
-    __slots__ = ("fn_name",)
-
-    def __init__(self, fn_name):
-        self.fn_name = fn_name
-
-    def error(self):
-        return FritError("this array was donated to %s (donate_argnums): its memory now holds an "
-                         "output of that call, so the old value is gone; use the call's outputs (a "
-                         "donated frit Array passed directly already refers to its output)" % self.fn_name)
-
-    def __getattr__(self, name):
-        raise self.error()
-
-    def __array__(self, *a, **k):
-        raise self.error()
-
-    def __len__(self):
-        raise self.error()
 
 
 def _concrete_node(data, dt, scalar=None):
@@ -486,7 +463,7 @@ class Array:
     def numpy(self):
         """The values as a numpy array (bfloat16 as float32). Zero-copy when possible."""
         d = self._realize()
-        if d.__class__ is Donated:
+        if d.__class__ is _Donated:
             raise d.error()
         if self._n.dtype is D.bfloat16:
             return np.asarray(L.bf16_value(d), np.float32).reshape(d.shape)

@@ -10,10 +10,10 @@ one frit_program_run call: everything else is precomputed when the signature is 
 
 donate_argnums: the array leaves of those positional arguments give their memory to outputs of
 the same shape and dtype (the output at the same pytree path first, then the first free one;
-frit_program_donate), so a step that
-updates state allocates nothing for it. After the call a donated frit Array refers to the new
-value (its output, until that is donated in turn), a donated numpy array holds it, and any other reference to the old value (a
-lazy expression built from it and not yet evaluated) raises a FritError when used. See
+frit_program_donate; frit._donate), so a step that updates state allocates nothing for it. After
+the call a donated frit Array refers to the new value (its output, until that is donated in
+turn), a donated numpy array holds it, and any other reference to the old value (a lazy
+expression built from it and not yet evaluated) raises a FritError when used. See
 docs/training.md "In-place updates".
 """
 import ctypes as C
@@ -30,6 +30,7 @@ from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
 from . import _bounds as B
+from . import _donate as DN
 from ._errors import FritError, FritTypeError
 
 _p = C.c_void_p
@@ -38,8 +39,6 @@ lib.frit_program_print.restype = C.c_int
 lib.frit_program_print.argtypes = [_p, C.c_char_p, C.c_int, _p]
 _run = L.fn["frit_program_run"]
 _output_shape = L.fn["frit_program_output_shape"]
-_donate = L.fn["frit_program_donate"]
-_clear_error = L.fn["frit_clear_error"]
 _required_memory = L.fn["frit_program_required_memory"]
 _input = L.fn["frit_input"]
 _input_sym = L.fn["frit_input_sym"]
@@ -52,13 +51,11 @@ _Array = A.Array
 _ndarray = np.ndarray
 _wrap = A._wrap
 _concrete_node = A._concrete_node
-_Donated = A.Donated
 _np_empty = np.empty
 _BY_NP = {d.value: d for d in D.ALL if d is not D.bfloat16}
 _DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dereferenced)
 _DUMMY_PTR = _DUMMY.ctypes.data
-_LEAF = "A"  # treedef of an array leaf
-_first = operator.itemgetter(0)
+_LEAF = DN.LEAF  # treedef of an array leaf
 _WEAK = (bool, int, float)
 
 
@@ -101,35 +98,6 @@ def _flatten(x, leaves):
         raise FritTypeError("jit: argument of type %s is neither an array, a container of "
                             "arrays nor a hashable static value" % t.__name__) from None
     return ("s", t, x)
-
-
-def _nleaves(tree):
-    """Array leaves under a treedef of _flatten (or an argument entry of _signature)."""
-    if tree is _LEAF:
-        return 1
-    if type(tree) is not tuple or not tree:
-        return 0
-    tag = tree[0]
-    if tag is dict:
-        return sum(_nleaves(c) for c in tree[2])
-    if tag.__class__ is str:
-        return sum(_nleaves(c) for _, c in tree[1]) if tag == "kw" else 0  # "s"/"S": static
-    return sum(_nleaves(c) for c in tree[1])  # tuple, list, namedtuple
-
-
-def _paths(tree, prefix, out):
-    """Appends the path (dict keys and sequence positions) of each array leaf under tree."""
-    if tree is _LEAF:
-        out.append(prefix)
-    elif type(tree) is tuple and tree:
-        tag = tree[0]
-        if tag is dict:
-            for k, c in zip(tree[1], tree[2]):
-                _paths(c, prefix + (k,), out)
-        elif tag.__class__ is not str:
-            for i, c in enumerate(tree[1]):
-                _paths(c, prefix + (i,), out)
-    return out
 
 
 def _unflatten(tree, it):
@@ -210,46 +178,6 @@ class _Entry:
         with self.lock:
             return self._run(leaves, sizes, objs)
 
-    def _donations(self, leaves):
-        """output -> the donated storage array it is written into, this call: writeable,
-        non-empty, and not overlapping another donated leaf (two outputs cannot share memory;
-        one of them gets a fresh array). Reads the data pointers from self.ins."""
-        cand = []
-        ins = self.ins
-        for li, k, slot in self.donate_slots:
-            a = leaves[li]
-            if a.size and a.flags.writeable:
-                p = ins[slot]
-                cand.append((p, p + a.nbytes, k, a))
-        if len(cand) > 1:
-            cand.sort(key=_first)
-        use = {}
-        end = 0
-        for p, q, k, a in cand:
-            if p >= end:
-                use[k] = a
-                end = q
-        return use
-
-    def _retire(self, leaves, objs, use, outs):
-        """After a donating run: each donated frit Array passed directly refers to its output's
-        node (outs None: the run failed, so to nothing); the old node, which lazy expressions
-        may hold, raises when used."""
-        if objs is None:
-            return
-        for li, k, _ in self.donate:
-            a = use.get(k)
-            if a is not leaves[li]:
-                continue
-            o = objs[li]
-            if o.__class__ is _Array:
-                old = o._n
-                if old.np is a:
-                    old.np = self.tomb if outs is not None else _Donated(self.fn_name + " (the call failed)")
-                    old.dptr = old.tc = None
-                    if outs is not None:
-                        o._n = outs[k]._n
-
     def _run(self, leaves, sizes, objs=None):
         if self.nbind:
             bv = self.bvals
@@ -260,7 +188,7 @@ class _Entry:
         ins = self.ins
         for slot, li in self.arg_slots:
             ins[slot] = _data_ptr(leaves[li])
-        use = self._donations(leaves) if self.donate else None
+        use = DN.usable(self.donate_slots, ins, leaves) if self.donate else None
         outs = []
         optr = self.outs
         k = 0
@@ -282,7 +210,7 @@ class _Entry:
         if self.nout:
             st = _run(self.ptr, ins, optr, self.bind, self.nbind)
             if use:
-                self._retire(leaves, objs, use, None if st else outs)
+                DN.retire(self, leaves, objs, use, None if st else outs, _Array)
             if st:
                 raise self.sess.error("run")
             for k, (exc, msg) in self.checks:
@@ -772,61 +700,12 @@ class Jitted:
                 spec = spec if any(d < 0 for d in spec) else tuple(spec)
             specs.append((spec, n.dtype.storage, n.dtype))
         e.out_specs = tuple(specs)
-        e.donate = self._declare_donations(prog, trees, data, dts, sizes, slots, specs, nuser, out_tree) \
+        e.donate = DN.declare(prog, self._donate, trees, data, dts, sizes, slots, specs, nuser, out_tree) \
             if self._donate else ()
         slot_of = {li: slot for slot, li in slots}
         e.donate_slots = tuple((li, k, slot_of[li]) for li, k, _ in e.donate)
-        e.tomb = _Donated(fn_name)
+        e.tomb = DN.Donated(fn_name)
         return e
-
-    def _declare_donations(self, prog, trees, data, dts, sizes, slots, specs, nuser, out_tree):
-        """(leaf, output, in place) of each donated argument leaf that an output of its shape and
-        dtype takes, declared to the program: first the output at the same path (dict keys and
-        positions below the argument and below the returned tuple: params["w"] -> new["w"]),
-        then the first free one in output order."""
-        donated = []
-        in_path = {}
-        pos = 0
-        for i, tr in enumerate(trees):
-            if type(tr) is tuple and tr and tr[0] == "kw":
-                break
-            n = _nleaves(tr)
-            if i in self._donate:
-                donated.extend(range(pos, pos + n))
-                for j, path in enumerate(_paths(tr, (), [])):
-                    in_path[pos + j] = path
-            pos += n
-        out_paths = _paths(out_tree, (), [])
-        if out_tree is not _LEAF and type(out_tree) is tuple and out_tree[0] in (tuple, list):
-            out_paths = [q[1:] for q in out_paths]
-        slot_of = {li: slot for slot, li in slots}
-        shapes = []
-        for spec, _, dt in specs[:nuser]:
-            if spec is None:
-                shapes.append(None)
-            else:
-                shapes.append((tuple(d if d >= 0 else sizes[-d - 1] for d in spec), dt))
-        taken = set()
-        out = []
-        ip = C.c_int()
-        for by_path in (True, False):
-            for li in donated:
-                slot = slot_of.get(li)
-                if slot is None or li in [d[0] for d in out]:  # not read by the program, or done
-                    continue
-                want = (data[li].shape, dts[li])
-                for k, sk in enumerate(shapes):
-                    if k in taken or sk is None or sk[0] != want[0] or sk[1] != want[1]:
-                        continue
-                    if by_path and (k >= len(out_paths) or out_paths[k] != in_path[li]):
-                        continue
-                    if _donate(prog.ptr, slot, k, C.byref(ip)):
-                        _clear_error(prog.sess.ptr)  # e.g. shapes equal now but not symbolically
-                        continue
-                    taken.add(k)
-                    out.append((li, k, bool(ip.value)))
-                    break
-        return tuple(sorted(out))
 
     def __repr__(self):
         return "frit.jit(%s)" % getattr(self._fn, "__qualname__", self._fn)
