@@ -3,7 +3,9 @@
 (frit.optim.compile_step, Adam) against PyTorch eager and torch.compile on the same model, data
 and threads, measured in this process; and a simulation-parameter fit: the gradient of an
 n-body-style loss through 100 steps of a (Python, unrolled) loop. JSON lines as bench/run
-expects. Usage: bench_train.py [NAME...] (mlp, cnn, nbody_fit; FRIT_BENCH_CONFS=4-4-32,...)."""
+expects. mlp_donate: the MLP step with parameters and optimizer state donated (updated in place) against
+the same step without donation, interleaved rounds in this process (the median of each).
+Usage: bench_train.py [NAME...] (mlp, cnn, nbody_fit, mlp_donate; FRIT_BENCH_CONFS=4-4-32,...)."""
 import json
 import os
 import sys
@@ -110,6 +112,41 @@ def bench_model(kind, conf=None):
     emit(label, mine, "it/s", peers, "%d threads, batch %d, Adam" % (THREADS, BATCH))
 
 
+def bench_donate(rounds=7, budget=1.0):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
+    y = rng.integers(0, 10, BATCH).astype(np.int64)
+    steps = {}
+    for donate in (True, False):
+        frit.random.seed(0)
+        st = optim.compile_step(fm.mlp(), nn.cross_entropy, optim.Adam(5e-4), donate=donate)
+        steps[donate] = lambda st=st: float(st(x, y))
+        its_per_s(steps[donate], n=3)
+    res = {True: [], False: []}
+    for _ in range(rounds):
+        for donate in (True, False):
+            res[donate].append(its_per_s(steps[donate], warm=1, budget=budget))
+    med = {k: float(np.median(v)) for k, v in res.items()}
+    # what a step allocates, free of timing noise: minor page faults and numpy's traced bytes
+    import resource
+    import tracemalloc
+    alloc = {}
+    for donate in (True, False):
+        n = 20
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        tracemalloc.start()
+        for _ in range(n):
+            steps[donate]()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        alloc[donate] = ((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / n, peak)
+    emit("train_mlp_donated_step_faults", alloc[True][0], "page faults/step", {"frit, no donation": alloc[False][0]},
+         "peak bytes traced over %d steps: donated %d, plain %d" % (20, alloc[True][1], alloc[False][1]))
+    emit("train_mlp_donated", med[True], "it/s", {"frit, no donation": med[False]},
+         "%d threads, batch %d, Adam; median of %d interleaved rounds (donated %.1f-%.1f, plain %.1f-%.1f)"
+         % (THREADS, BATCH, rounds, min(res[True]), max(res[True]), min(res[False]), max(res[False])))
+
+
 def nbody_fit():
     """d loss / d masses through 100 steps of a leapfrog n-body (N=64) in Python, traced by grad."""
     n, steps, dt = 64, 100, 0.01
@@ -163,6 +200,8 @@ def main(names):
             bench_model("cnn", tuple(int(v) for v in c.split("-")))
     if not names or "nbody_fit" in names:
         nbody_fit()
+    if not names or "mlp_donate" in names:
+        bench_donate()
 
 
 if __name__ == "__main__":

@@ -185,12 +185,22 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("train_mlp: one step = %d kernels\n", frit_program_num_kernels(step));
+  /* the new parameters and moments go into the memory of the old ones (buffer donation) */
+  int in_place = 0;
+  for (int i = 0; i < frit_program_num_inputs(step); i++) {
+    const char *nm = frit_program_input_name(step, i);
+    int k = nm[1] - '0', base = nm[0] == 'p' ? 1 : nm[0] == 'm' ? 1 + NPARAM : nm[0] == 'v' ? 1 + 2 * NPARAM : -1;
+    int direct = 0;
+    if (base < 0) continue;
+    if (frit_program_donate(step, i, base + k, &direct) != FRIT_OK) {
+      fprintf(stderr, "train_mlp: donate: %s\n", frit_error(ctx));
+      return 1;
+    }
+    in_place += direct;
+  }
+  printf("train_mlp: %d of %d state arrays updated in place\n", in_place, 3 * NPARAM);
 
-  /* buffers by input name; outputs go to the *_next buffers, then swap */
-  float *next_p[NPARAM], *next_m[NPARAM], *next_v[NPARAM];
-  for (int i = 0; i < NPARAM; i++)
-    next_p[i] = malloc(sizes[i] * sizeof(float)), next_m[i] = malloc(sizes[i] * sizeof(float)),
-    next_v[i] = malloc(sizes[i] * sizeof(float));
+  /* buffers by input name */
   float *bx = malloc((size_t)BATCH * IN * sizeof *bx), step_t = 0, rate = 1e-3f, loss_v = 0;
   int64_t by[BATCH], bp[BATCH];
   int *order = malloc((size_t)train.n * sizeof *order);
@@ -219,18 +229,10 @@ int main(int argc, char **argv) {
                  : !strcmp(nm, "lr") ? (void *)&rate : nm[0] == 'p' ? (void *)param[k] : nm[0] == 'm' ? (void *)m[k]
                  : (void *)v[k];
       }
-      void *ob[1 + 3 * NPARAM];
-      ob[0] = &loss_v;
-      for (int i = 0; i < NPARAM; i++) ob[1 + i] = next_p[i], ob[1 + NPARAM + i] = next_m[i], ob[1 + 2 * NPARAM + i] = next_v[i];
+      void *ob[1 + 3 * NPARAM] = {&loss_v}; /* NULL: into the donated input */
       if (frit_program_run(step, ins, ob, NULL, 0) != FRIT_OK) {
         fprintf(stderr, "train_mlp: run: %s\n", frit_error(ctx));
         return 1;
-      }
-      for (int i = 0; i < NPARAM; i++) {
-        float *tmp = param[i];
-        param[i] = next_p[i], next_p[i] = tmp;
-        tmp = m[i], m[i] = next_m[i], next_m[i] = tmp;
-        tmp = v[i], v[i] = next_v[i], next_v[i] = tmp;
       }
       total += loss_v;
     }
@@ -247,7 +249,7 @@ int main(int argc, char **argv) {
     printf("epoch %d: loss %.4f, test accuracy %.4f\n", ep + 1, total / nb, (double)hits / (test.n / BATCH * BATCH));
     fflush(stdout);
   }
-  for (int i = 0; i < NPARAM; i++) free(param[i]), free(m[i]), free(v[i]), free(next_p[i]), free(next_m[i]), free(next_v[i]);
+  for (int i = 0; i < NPARAM; i++) free(param[i]), free(m[i]), free(v[i]);
   free(bx), free(order), free(train.x), free(train.y), free(test.x), free(test.y);
   frit_ctx_free(ctx);
   return 0;

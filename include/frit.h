@@ -602,6 +602,19 @@ int frit_program_num_outputs(const frit_program *p);
  * ctx (the program holds its run state); programs of different ctxs may run at once. */
 frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *outputs,
                              const frit_binding *vars, int nvars);
+/* Buffer donation: output `output` is written into the memory of input `input` (same dtype and
+ * the same shape expressions, else FRIT_ERR_INVALID), so a run that updates state (parameters,
+ * optimizer moments) allocates nothing for it. Declared once per program; from then on a run
+ * given NULL or inputs[input] as outputs[output] leaves the output's value in the input's memory
+ * (any other pointer is a plain output for that run). Always the right answer: *in_place (may be
+ * NULL) is 1 when the schedule writes the output straight into the input, because every kernel
+ * that reads the input runs before the first kernel that writes the output, or is that kernel
+ * and reads only the element it stores, to compute the stored value, outside host loops (such
+ * kernels' parameters are rendered without `restrict`); else 0, and each run writes the
+ * output to staging memory and copies it into the input at the end. A run where the donated
+ * memory overlaps another input's is staged too (two donated inputs sharing memory is
+ * FRIT_ERR_INVALID). If a run fails, an input written in place may hold partial results. */
+frit_status frit_program_donate(frit_program *p, int input, int output, int *in_place);
 /* Output k's shape for these bindings: ndim into *ndim, dims into dims[FRIT_MAX_DIMS]. */
 frit_status frit_program_output_shape(frit_program *p, int k, const frit_binding *vars, int nvars,
                                       int *ndim, int64_t *dims);

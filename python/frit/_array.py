@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
+from ._donate import Donated as _Donated
 from ._errors import FritError, FritTypeError
 
 fn = L.fn
@@ -462,6 +463,8 @@ class Array:
     def numpy(self):
         """The values as a numpy array (bfloat16 as float32). Zero-copy when possible."""
         d = self._realize()
+        if d.__class__ is _Donated:
+            raise d.error()
         if self._n.dtype is D.bfloat16:
             return np.asarray(L.bf16_value(d), np.float32).reshape(d.shape)
         return d

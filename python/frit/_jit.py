@@ -7,6 +7,14 @@ dynamic=True the rank, which dims are 0 or 1, and which dims are equal to each o
 size becomes a DEFINE_VAR shared by all dims of that size, bound at call time); with dynamic=False
 the concrete shape. A cache hit is a dict lookup, binding the variables, np.empty per output and
 one frit_program_run call: everything else is precomputed when the signature is first seen.
+
+donate_argnums: the array leaves of those positional arguments give their memory to outputs of
+the same shape and dtype (the output at the same pytree path first, then the first free one;
+frit_program_donate; frit._donate), so a step that updates state allocates nothing for it. After
+the call a donated frit Array refers to the new value (its output, until that is donated in
+turn), a donated numpy array holds it, and any other reference to the old value (a lazy
+expression built from it and not yet evaluated) raises a FritError when used. See
+docs/training.md "In-place updates".
 """
 import ctypes as C
 import functools
@@ -22,6 +30,7 @@ from . import _dtypes as D
 from . import _lib as L
 from . import _session as S
 from . import _bounds as B
+from . import _donate as DN
 from ._errors import FritError, FritTypeError
 
 _p = C.c_void_p
@@ -46,7 +55,7 @@ _np_empty = np.empty
 _BY_NP = {d.value: d for d in D.ALL if d is not D.bfloat16}
 _DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dereferenced)
 _DUMMY_PTR = _DUMMY.ctypes.data
-_LEAF = "A"  # treedef of an array leaf
+_LEAF = DN.LEAF  # treedef of an array leaf
 _WEAK = (bool, int, float)
 
 
@@ -158,16 +167,18 @@ class _Entry:
     from, the variable bindings, how to size each output and the output pytree."""
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
-                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock")
+                 "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock",
+                 "donate", "donate_slots", "fn_name", "tomb")
 
-    def run(self, leaves, sizes):
+    def run(self, leaves, sizes, objs=None):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
-        in variable order. Returns the output pytree of frit Arrays. The binding and pointer
-        arrays and the program's run state are per entry: one thread at a time (the lock)."""
+        in variable order; objs: the argument leaves as passed (for donation). Returns the output
+        pytree of frit Arrays. The binding and pointer arrays and the program's run state are per
+        entry: one thread at a time (the lock)."""
         with self.lock:
-            return self._run(leaves, sizes)
+            return self._run(leaves, sizes, objs)
 
-    def _run(self, leaves, sizes):
+    def _run(self, leaves, sizes, objs=None):
         if self.nbind:
             bv = self.bvals
             j = 1
@@ -177,6 +188,7 @@ class _Entry:
         ins = self.ins
         for slot, li in self.arg_slots:
             ins[slot] = _data_ptr(leaves[li])
+        use = DN.usable(self.donate_slots, ins, leaves) if self.donate else None
         outs = []
         optr = self.outs
         k = 0
@@ -187,12 +199,18 @@ class _Entry:
                 shape = [d if d >= 0 else sizes[-d - 1] for d in spec]
             else:
                 shape = spec
-            o = _np_empty(shape, storage)
-            optr[k] = _data_ptr(o)
+            if use and k in use:
+                o = use[k]
+                optr[k] = None  # NULL: into the donated input's memory
+            else:
+                o = _np_empty(shape, storage)
+                optr[k] = _data_ptr(o)
             outs.append(_wrap(_concrete_node(o, dt)))
             k += 1
         if self.nout:
             st = _run(self.ptr, ins, optr, self.bind, self.nbind)
+            if use:
+                DN.retire(self, leaves, objs, use, None if st else outs, _Array)
             if st:
                 raise self.sess.error("run")
             for k, (exc, msg) in self.checks:
@@ -273,6 +291,13 @@ class Compiled:
         with self._entry.lock:
             return self._entry.prog.info()
 
+    @property
+    def donated(self):
+        """(argument leaf, output, in place) of each donation: leaves and outputs numbered in
+        flattened order; in place False means each call stages the output and copies it into
+        the donated memory (a kernel reads the input after the output is written)."""
+        return list(self._entry.donate)
+
     def __call__(self, *args, **kwargs):
         return self._jitted(*args, **kwargs)
 
@@ -286,7 +311,8 @@ class Jitted:
     """A function compiled by frit.jit. Call it like the function; f.lower(*args) gives the
     Compiled object; f.trace_count / f.compile_count count traces and frit_compile calls."""
 
-    def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):
+    def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True, bounds=None,
+                 donate_argnums=()):
         if not callable(fn):
             raise FritTypeError("jit: %r is not callable" % (fn,))
         if bounds is not None and bounds not in L.BOUNDS:
@@ -301,6 +327,17 @@ class Jitted:
         except TypeError:
             raise FritTypeError("jit: static_argnums must be an int or a sequence of ints") from None
         self._static_names = frozenset(static_argnames)
+        if isinstance(donate_argnums, int):
+            donate_argnums = (donate_argnums,)
+        try:
+            self._donate = frozenset(operator.index(i) for i in donate_argnums)
+        except TypeError:
+            raise FritTypeError("jit: donate_argnums must be an int or a sequence of ints") from None
+        if self._donate & self._static:
+            raise FritTypeError("jit: arguments %s are both static and donated"
+                                % sorted(self._donate & self._static))
+        if any(i < 0 for i in self._donate):
+            raise FritTypeError("jit: donate_argnums must be non-negative, got %s" % sorted(self._donate))
         self._fn = fn
         self._dynamic = bool(dynamic)
         self._fast = self._dynamic and not self._static
@@ -413,7 +450,7 @@ class Jitted:
                         key.append(-1 - j)
             else:
                 key.append(shape)
-        return tuple(key), data, list(sizes), trees, dts
+        return tuple(key), data, list(sizes), trees, dts, leaves
 
     def __call__(self, *args, **kwargs):
         if self._fast and not kwargs:
@@ -451,24 +488,24 @@ class Jitted:
             else:
                 e = self._cache.get(tuple(key))
                 if e is not None and e.__class__ is not dict:
-                    return e.run(data, list(sizes))
+                    return e.run(data, list(sizes), args)
         sig = self._signature(args, kwargs)
         if sig is None:  # called inside another trace: trace through
             return self._fn(*args, **kwargs)
-        key, data, sizes, trees, dts = sig
+        key, data, sizes, trees, dts, objs = sig
         e = self._cache.get(key)
         if e is None:
             e = self._trace(key, data, sizes, trees, dts)
         if e.__class__ is dict:  # this signature only traces with static shapes
             e = self._static_entry(e, data, trees, dts)
-        return e.run(data, sizes)
+        return e.run(data, sizes, objs)
 
     def lower(self, *args, **kwargs):
         """Traces and compiles for these arguments (without running): a Compiled object."""
         sig = self._signature(args, kwargs)
         if sig is None:
             raise FritError("jit: lower() called with traced arrays")
-        key, data, sizes, trees, dts = sig
+        key, data, sizes, trees, dts, _ = sig
         e = self._cache.get(key)
         if e is None:
             e = self._trace(key, data, sizes, trees, dts)
@@ -603,6 +640,9 @@ class Jitted:
         e.static_out = not nuser
         e.guards = [(None, op, axis) for _, op, axis in guards]
         e.out_static = _unflatten(out_tree, iter(())) if not out_ts else None
+        e.donate = e.donate_slots = ()
+        e.fn_name = fn_name
+        e.tomb = None
         e.arg_dtypes = dts
         nb = len(vars_)
         e.bind = (L.Binding * max(1, nb))()
@@ -660,6 +700,11 @@ class Jitted:
                 spec = spec if any(d < 0 for d in spec) else tuple(spec)
             specs.append((spec, n.dtype.storage, n.dtype))
         e.out_specs = tuple(specs)
+        e.donate = DN.declare(prog, self._donate, trees, data, dts, sizes, slots, specs, nuser, out_tree) \
+            if self._donate else ()
+        slot_of = {li: slot for slot, li in slots}
+        e.donate_slots = tuple((li, k, slot_of[li]) for li, k, _ in e.donate)
+        e.tomb = DN.Donated(fn_name)
         return e
 
     def __repr__(self):
@@ -677,12 +722,13 @@ L_MAX_DIMS = 16
 JIT_CACHE_MAX = 256
 
 
-def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None):
+def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None, donate_argnums=()):
     """Compiles `fn` on first call per signature (decorator or call: frit.jit(f),
     @frit.jit, @frit.jit(static_argnums=1)). dynamic=True: dims other than 0/1 are symbolic, so
     new sizes reuse the compiled code; dynamic=False: one compilation per concrete shape.
     bounds: out-of-range indices in explicit kernels, "clamp" / "check" / "unchecked" (None: the
-    frit.set_bounds setting when first traced)."""
+    frit.set_bounds setting when first traced). donate_argnums: positional arguments whose arrays
+    outputs of the same shape and dtype may overwrite (see the module docstring)."""
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds)
-    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds)
+        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds, donate_argnums)
+    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds, donate_argnums)

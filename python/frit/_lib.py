@@ -173,6 +173,7 @@ _PROTOS = {
     "frit_program_input_name": (C.c_char_p, [_p, C.c_int]),
     "frit_program_num_outputs": (C.c_int, [_p]),
     "frit_program_run": (C.c_int, [_p, C.POINTER(_p), C.POINTER(_p), C.POINTER(Binding), C.c_int]),
+    "frit_program_donate": (C.c_int, [_p, C.c_int, C.c_int, _intp]),
     "frit_program_output_shape": (C.c_int, [_p, C.c_int, C.POINTER(Binding), C.c_int, _intp, _i64p]),
     "frit_program_required_memory": (C.c_int, [_p, C.POINTER(Binding), C.c_int, C.POINTER(C.c_size_t)]),
     "frit_program_num_kernels": (C.c_int, [_p]),

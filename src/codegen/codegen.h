@@ -60,12 +60,19 @@ typedef struct frit_cg_program {
  * NULL with an error (naming the kernel and node) on an AST the backend cannot render. */
 frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
                                        int nkernels, frit_uop *const *vars, int nvars);
+/* The same, where alias_masks[k] (NULL: all 0) has bit p set when kernel k's parameter p may share
+ * memory with another of its parameters (frit_sched_kernel.alias_mask): declared without
+ * `restrict`. */
+frit_cg_program *frit_codegen_generate_alias(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                             int nkernels, frit_uop *const *vars, int nvars,
+                                             const uint64_t *alias_masks);
 
 /* One kernel with some variables fixed: vars[v] with fixed[v] set becomes the constant values[v],
  * the AST is simplified again and generated alone (as kernel 0, same ABI: the other variables are
  * still read from vars). The runtime's size-specialised variants (src/runtime/specialize.c). */
 frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const char *name, frit_uop *const *vars,
-                                             int nvars, const int64_t *values, const uint8_t *fixed);
+                                             int nvars, const int64_t *values, const uint8_t *fixed,
+                                             uint64_t alias_mask);
 
 /* Compiles the program's source (or finds it in the caches), loads it and fills in each
  * kernel's fn. FRIT_ERR_RUNTIME with the compiler's first output lines when compiling fails. */
@@ -87,7 +94,7 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
 /* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
  * string, or NULL with an error. */
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, char **linear_text);
+                                 int nvars, uint64_t alias_mask, char **linear_text);
 /* The helper functions every translation unit starts with (f16/bf16, safe division ...). */
 extern const char frit_codegen_prelude[];
 

@@ -313,6 +313,12 @@ frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_c
 
 frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names, int nkernels,
                                        frit_uop *const *vars, int nvars) {
+  return frit_codegen_generate_alias(ctx, asts, names, nkernels, vars, nvars, NULL);
+}
+
+frit_cg_program *frit_codegen_generate_alias(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                             int nkernels, frit_uop *const *vars, int nvars,
+                                             const uint64_t *alias_masks) {
   if (nkernels < 0 || (nkernels > 0 && !asts)) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: bad kernel list");
     return NULL;
@@ -350,7 +356,8 @@ frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, con
     }
     char *lin = NULL;
     char *text = structured ? cg_render_structured(ctx, asts[k], fn, vars, nvars, &K->g0_extent)
-                            : frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars, &lin);
+                            : frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars,
+                                                         alias_masks ? alias_masks[k] : 0, &lin);
     if (!text) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", frit_error(ctx));
@@ -427,7 +434,8 @@ frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir) {
 }
 
 frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const char *name, frit_uop *const *vars,
-                                             int nvars, const int64_t *values, const uint8_t *fixed) {
+                                             int nvars, const int64_t *values, const uint8_t *fixed,
+                                             uint64_t alias_mask) {
   frit_uop *from[64], *to[64];
   int n = 0;
   for (int v = 0; v < nvars; v++) {
@@ -447,5 +455,5 @@ frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const
     return NULL;
   }
   if (frit_verify(ctx, fixed_ast) != FRIT_OK) return NULL;
-  return frit_codegen_generate(ctx, &fixed_ast, &name, 1, vars, nvars);
+  return frit_codegen_generate_alias(ctx, &fixed_ast, &name, 1, vars, nvars, &alias_mask);
 }

@@ -729,7 +729,7 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
 /* ---------- kernel ---------- */
 
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, char **linear_text) {
+                                 int nvars, uint64_t alias_mask, char **linear_text) {
   cg G;
   memset(&G, 0, sizeof G);
   cg *g = &G;
@@ -771,8 +771,11 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
         cgl_fail(g, u, "negative parameter index");
         goto done;
       }
-      cg_printf(&fn, "  %s *restrict %s = (%s *)bufs[%" PRId64 "];\n", cg_mtype(frit_dtype_kind(u->dtype)),
-                base_name(g, u, bn, sizeof bn), cg_mtype(frit_dtype_kind(u->dtype)), u->arg.i0);
+      /* a donated input and the output written into it (alias_mask) may be the same memory */
+      bool may_alias = u->arg.i0 < 64 && (alias_mask >> u->arg.i0 & 1);
+      cg_printf(&fn, "  %s *%s%s = (%s *)bufs[%" PRId64 "];\n", cg_mtype(frit_dtype_kind(u->dtype)),
+                may_alias ? "" : "restrict ", base_name(g, u, bn, sizeof bn), cg_mtype(frit_dtype_kind(u->dtype)),
+                u->arg.i0);
     } else if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL) {
       if (u->arg.i1 < 0 || u->arg.i1 > (1 << 20)) {
         cgl_fail(g, u, "register/local arrays need a static element count up to 2^20");

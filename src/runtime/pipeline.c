@@ -161,13 +161,21 @@ static frit_status generate(frit_ctx *ctx, frit_rt_compiled *c) {
     free(names);
     return frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
   }
+  uint64_t *masks = malloc((size_t)(s->nkernels ? s->nkernels : 1) * sizeof *masks);
+  if (!masks) {
+    free(asts);
+    free(names);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
+  }
   for (int k = 0; k < s->nkernels; k++) {
     asts[k] = s->kernels[k].ast;
     names[k] = s->kernels[k].name;
+    masks[k] = s->kernels[k].alias_mask;
   }
-  c->cg = frit_codegen_generate(ctx, asts, names, s->nkernels, s->vars, s->nvars);
+  c->cg = frit_codegen_generate_alias(ctx, asts, names, s->nkernels, s->vars, s->nvars, masks);
   free(asts);
   free(names);
+  free(masks);
   if (!c->cg) return frit_last_status(ctx) ? frit_last_status(ctx) : FRIT_ERR_INVALID;
   /* 4b. the kernels after axis choices are still well-formed IR */
   for (int k = 0; k < c->cg->nkernels; k++) {

@@ -49,6 +49,7 @@ static void program_destroy(void *ptr) {
   free(p->params);
   free(p->param_sizes);
   free(p->binds);
+  free(p->donate), free(p->stage);
   free(p->loop_i), free(p->loop_end), free(p->loop_step), free(p->loop_stop), free(p->is_ivar);
   free(p);
 }
@@ -399,6 +400,12 @@ static frit_status run_steps(frit_program *p) {
 
 /* ---------- run ---------- */
 
+static bool donated_output(const frit_program *p, int k) {
+  for (int j = 0; j < p->ndonate; j++)
+    if (p->donate[j].output == k) return true;
+  return false;
+}
+
 frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *outputs,
                              const frit_binding *vars, int nvars) {
   if (!p) return FRIT_ERR_INVALID;
@@ -423,13 +430,19 @@ frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *
       FRIT_ASSERT(p->offsets[b] >= 0 && p->offsets[b] + p->numel[b] * ((frit_dtype_bits(sb->dtype) + 7) / 8) <= total);
       ptr = (char *)p->arena + p->offsets[b];
     }
-    if (!ptr && p->numel[b] > 0)
+    if (!ptr && p->numel[b] > 0 && !(sb->kind == FRIT_BUF_OUTPUT && donated_output(p, sb->io_index)))
       return frit_set_error(ctx, FRIT_ERR_INVALID, "run: %s %d is a NULL pointer",
                             sb->kind == FRIT_BUF_INPUT ? "input" : "output", sb->io_index);
     p->bufptr[b] = ptr;
   }
+  if (p->ndonate) {
+    st = frit_rt_donate_bind(p, inputs, outputs);
+    if (st != FRIT_OK) return st;
+  }
   if (s->err_buf >= 0 && p->bufptr[s->err_buf]) memset(p->bufptr[s->err_buf], 0, sizeof(int32_t));
-  return run_steps(p);
+  st = run_steps(p);
+  if (st == FRIT_OK && p->ndonate) frit_rt_donate_finish(p, inputs);
+  return st;
 }
 
 /* ---------- shape and memory queries ---------- */

@@ -29,6 +29,14 @@ typedef struct frit_rt_compiled {
   struct frit_rt_spec *spec; /* per kernel: its size-specialised variants (specialize.c), lazily */
 } frit_rt_compiled;
 
+/* One frit_program_donate declaration and how the current run uses it. */
+typedef struct frit_rt_donation {
+  int input, output;
+  bool direct; /* the schedule lets the output be written straight into the input (donate.c) */
+  bool active; /* this run: the caller passed NULL or the input's pointer for the output */
+  bool staged; /* this run: the output goes to p->stage, copied into the input after the run */
+} frit_rt_donation;
+
 struct frit_program {
   frit_ctx *ctx;
   frit_rt_compiled *c;
@@ -52,6 +60,11 @@ struct frit_program {
   /* $FRIT_PROFILE: per kernel, the calls and the nanoseconds they took (NULL when off); printed
    * to stderr when the program is freed */
   int64_t *prof_calls, *prof_ns;
+  /* donated outputs (frit_program_donate) and the staging memory of those not written in place */
+  frit_rt_donation *donate;
+  int ndonate;
+  void *stage;
+  size_t stage_cap;
 };
 
 /* Compile-cache statistics of a ctx (for tests and `frit_program_info`). */
@@ -80,6 +93,12 @@ frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kerne
 
 /* One line per compiled variant: the kernel, the sizes it is fixed to, its code hash. */
 void frit_rt_spec_print(const frit_program *p, FILE *out);
+
+/* Donation at run time (donate.c): points each active donated output at its input's memory or
+ * at staging memory (after bufptr is filled for the plain buffers), and after a successful run
+ * copies staged outputs into their inputs. */
+frit_status frit_rt_donate_bind(frit_program *p, void *const *inputs, void *const *outputs);
+void frit_rt_donate_finish(frit_program *p, void *const *inputs);
 
 /* Builds the codegen program of an interpreted compile, for printing its stages. */
 frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c);

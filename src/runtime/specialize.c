@@ -62,7 +62,7 @@ static frit_status build_variant(frit_program *p, int k, frit_rt_spec *sp, spec_
   if (s->nvars > 256) return frit_set_error(ctx, FRIT_ERR_INVALID, "specialise: %d variables", s->nvars);
   for (int j = 0; j < sp->nfixed; j++) fixed[sp->fixed[j]] = 1;
   frit_cg_program *cg = frit_codegen_generate_fixed(ctx, s->kernels[k].ast, s->kernels[k].name, s->vars,
-                                                    s->nvars, p->varvals, fixed);
+                                                    s->nvars, p->varvals, fixed, s->kernels[k].alias_mask);
   if (!cg) return frit_last_status(ctx) ? frit_last_status(ctx) : FRIT_ERR_INVALID;
   frit_status st = frit_codegen_compile(ctx, cg, &p->cfg);
   if (st != FRIT_OK) return st;

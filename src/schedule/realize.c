@@ -804,6 +804,7 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
                        .nerr_msgs = st.nerr_msgs};
   if (sched_loops_finish(&st, S) != FRIT_OK) goto fail; /* steps, loop variables, liveness */
   sched_plan_static(ctx, S);
+  sched_mark_alias(S);
   goto done;
 fail:
   S = NULL;

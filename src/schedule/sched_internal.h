@@ -137,5 +137,7 @@ static inline int64_t sched_elem_bytes(frit_dtype dt) { return (frit_dtype_bits(
 
 /* Static plan (all TEMP sizes known) or -1 offsets; fills arena_bytes. */
 void sched_plan_static(frit_ctx *ctx, frit_schedule *s);
+/* Sets every kernel's alias_mask (alias.c). */
+void sched_mark_alias(frit_schedule *s);
 
 #endif

@@ -37,6 +37,10 @@ typedef struct frit_sched_kernel {
   frit_uop *tensor;      /* the tensor-level node the kernel realises (for the "tensor" stage) */
   int structured;        /* 1: an explicit kernel (Contract B of docs/schedule.md "Explicit kernels"):
                             SINK(END(SEQ(...), R_0..)) or SINK(SEQ(...)), statements in program order */
+  uint64_t alias_mask;   /* bit p: parameter p may share its memory with another parameter of this
+                            kernel (a program input read only at the element that the kernel stores
+                            to a program output of its dtype and shape: a donation written in place,
+                            alias.c); rendered without `restrict`. Parameters >= 64: never */
 } frit_sched_kernel;
 
 /* Host loops (Contract C, docs/schedule.md "Host loops"): the runtime executes the schedule's
@@ -111,6 +115,16 @@ frit_status frit_schedule_plan_memory(frit_ctx *ctx, const frit_schedule *s, con
 /* Evaluates an i64 size expression (CONST, DEFINE_VAR, ALU) under bindings. */
 frit_status frit_schedule_eval_size(frit_ctx *ctx, frit_uop *e, const frit_binding *vars, int nvars,
                                     int64_t *out);
+
+/* Kernel k (not explicit) reads parameter pin only at the element its single store to parameter
+ * pout writes, in the same loop iteration, every such read feeds the stored value, and no loop
+ * closed around that store leaves its address unchanged (alias.c): pout may then be written into
+ * pin's memory. */
+bool frit_sched_same_element(const frit_sched_kernel *K, int pin, int pout);
+/* Kernel k runs inside a host loop. */
+bool frit_sched_in_loop(const frit_schedule *s, int k);
+/* Buffers a and b have the same shape expressions (hash-consed, or equal constants). */
+bool frit_sched_same_dims(const frit_sched_buf *a, const frit_sched_buf *b);
 
 /* Prints stage "tensor" (tensor graph of each kernel), "kernel" (loop-level AST), or "plan"
  * (buffer table and memory plan) for kernel k (-1: all kernels; the plan is printed with -1). */

@@ -325,3 +325,4 @@ def test_c_example_trains_through_the_c_api_alone():
     out = subprocess.run([exe, "--synthetic", "3000", "2"], capture_output=True, text=True, check=True).stdout
     acc = float(out.strip().splitlines()[-1].split()[-1])
     assert "one step = " in out and acc > 0.9, out
+    assert "12 of 12 state arrays updated in place" in out, out  # frit_program_donate

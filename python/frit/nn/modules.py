@@ -86,9 +86,10 @@ class Module:
                 object.__setattr__(mod, attr, v if isinstance(v, A.Array) else _as_param(v))
 
     def state_dict(self):
-        """Parameters and buffers as {dotted name: numpy array}."""
-        d = {k: np.asarray(v) for k, v in self.parameters().items()}
-        d.update({k: np.asarray(v) for k, v in self.buffers().items()})
+        """Parameters and buffers as {dotted name: numpy array} (copies: a compiled training step
+        updates the model's arrays in place)."""
+        d = {k: np.array(v) for k, v in self.parameters().items()}
+        d.update({k: np.array(v) for k, v in self.buffers().items()})
         return d
 
     def save(self, path):

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _array as A
 from .. import _ops as O
 from .._autodiff import value_and_grad
 from .._errors import FritTypeError
@@ -175,14 +176,28 @@ def warmup(schedule, steps):
     return lambda step: f(step) * min(1.0, (step + 1) / steps)
 
 
+def _own(tree):
+    """Copies of a {name: array} tree, so that donation overwrites only memory the step owns."""
+    return {k: v.copy() if isinstance(v, A.Array) else np.array(v) for k, v in tree.items()}
+
+
 class TrainStep:
     """One training step of model as one compiled program: forward, loss, backward, gradient
     transforms and the optimizer update (params, buffers and optimizer state in, new ones out).
     Call with (inputs, targets) (each an array or a tuple of arrays): returns the loss (a 0-d
-    array) and leaves the model holding the new parameters and buffers."""
+    array) and leaves the model holding the new parameters and buffers.
 
-    def __init__(self, model, loss_fn, optimizer, dynamic=False):
+    donate=True (the default): parameters, buffers and optimizer state are donated to the step
+    (frit.jit donate_argnums), so each step updates them in place and allocates only the loss.
+    The step copies the model's arrays once when built; an array read from the model between
+    steps (np.asarray(model.fc.weight)) is the live state, which the next step overwrites: copy it
+    to keep it (model.state_dict() copies). docs/training.md "In-place updates"."""
+
+    def __init__(self, model, loss_fn, optimizer, dynamic=False, donate=True):
         self.model, self.loss_fn, self.opt = model, loss_fn, optimizer
+        self.donate = bool(donate)
+        if self.donate:
+            model.load_parameters(_own(model.parameters()), _own(model.buffers()))
         self.params = model.parameters()
         self.buffers = model.buffers()
         self.state = optimizer.init(self.params)
@@ -197,7 +212,7 @@ class TrainStep:
             p2, s2 = optimizer.update(params, g, state, lr)
             return loss, p2, nb, s2
 
-        self.jitted = jit(step, dynamic=dynamic)
+        self.jitted = jit(step, dynamic=dynamic, donate_argnums=(0, 1, 2) if self.donate else ())
 
     def _args(self, inputs, targets):
         inputs = inputs if isinstance(inputs, tuple) else (inputs,)
@@ -261,5 +276,5 @@ class TrainStep:
         return self.jitted.lower(*self._args(inputs, targets))
 
 
-def compile_step(model, loss_fn, optimizer, dynamic=False):
-    return TrainStep(model, loss_fn, optimizer, dynamic)
+def compile_step(model, loss_fn, optimizer, dynamic=False, donate=True):
+    return TrainStep(model, loss_fn, optimizer, dynamic, donate)
