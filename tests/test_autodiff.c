@@ -140,6 +140,84 @@ static void test_rule_stop_and_second_order(void) {
   frit_ctx_free(ctx);
 }
 
+
+/* Host loops: for i in [0, 9): x = x * w + 0.1 sin(v); v = v + 0.05 sum(x * x) + 0.01 i;
+ * stop after i == STOP. loss = sum(x^2) + v. Gradient w.r.t. x0, w and v0 against central
+ * differences of the same loop in plain C, for checkpoint intervals 1, 2 and the default. */
+enum { LN = 5, LT = 9, LSTOP = 6 };
+static double loop_loss_c(const double *x0, const double *w, double v0) {
+  double x[LN], v = v0;
+  memcpy(x, x0, sizeof x);
+  for (int i = 0; i < LT; i++) {
+    double sv = sin(v), ss = 0;
+    for (int j = 0; j < LN; j++) x[j] = x[j] * w[j] + 0.1 * sv, ss += x[j] * x[j];
+    v = v + 0.05 * ss + 0.01 * i;
+    if (i >= LSTOP) break;
+  }
+  double l = v;
+  for (int j = 0; j < LN; j++) l += x[j] * x[j];
+  return l;
+}
+
+static frit_tensor *f64c(frit_ctx *ctx, double v) { return frit_full(ctx, FRIT_F64, 0, NULL, v); }
+
+static void test_host_loop(int interpret, int ckpt) {
+  frit_ctx *ctx = frit_ctx_new();
+  CHECK_EQ_INT(frit_set_loop_checkpoint(ctx, ckpt), FRIT_OK);
+  frit_tensor *x0 = frit_input(ctx, "x", FRIT_F64, 1, D(LN)), *w = frit_input(ctx, "w", FRIT_F64, 1, D(LN));
+  frit_tensor *v0 = frit_input(ctx, "v", FRIT_F64, 0, NULL);
+  frit_tensor *init[2] = {x0, v0}, *c[2], *i, *nx[2], *res[2];
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, LT),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 2, init, &i, c), FRIT_OK);
+  nx[0] = frit_binary_t(ctx, FRIT_BF_ADD, frit_binary_t(ctx, FRIT_BF_MUL, c[0], w),
+                        frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.1), frit_unary_t(ctx, FRIT_UF_SIN, c[1])));
+  frit_tensor *ss = frit_reduce(ctx, FRIT_RF_SUM, frit_binary_t(ctx, FRIT_BF_MUL, nx[0], nx[0]), NULL, FRIT_ALL_AXES, 0, 0);
+  nx[1] = frit_binary_t(ctx, FRIT_BF_ADD, frit_binary_t(ctx, FRIT_BF_ADD, c[1], frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.05), ss)),
+                        frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.01), frit_astype(ctx, i, FRIT_F64)));
+  frit_tensor *stop = frit_binary_t(ctx, FRIT_BF_GE, i, frit_scalar_i(ctx, FRIT_I64, LSTOP));
+  CHECK_EQ_INT(frit_host_loop_end(ctx, nx, stop, res), FRIT_OK);
+  frit_tensor *loss = frit_binary_t(ctx, FRIT_BF_ADD, res[1],
+                                    frit_reduce(ctx, FRIT_RF_SUM, frit_binary_t(ctx, FRIT_BF_MUL, res[0], res[0]), NULL,
+                                                FRIT_ALL_AXES, 0, 0));
+  frit_tensor *g[3];
+  frit_status st = frit_grad(ctx, loss, 3, (frit_tensor *const[]){x0, w, v0}, g);
+  if (st != FRIT_OK) fprintf(stderr, "grad: %s\n", frit_error(ctx));
+  CHECK_EQ_INT(st, FRIT_OK);
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.interpret = interpret;
+  frit_program *p = st == FRIT_OK ? frit_compile(ctx, (frit_tensor *const[]){loss, g[0], g[1], g[2]}, 4, &o) : NULL;
+  if (st == FRIT_OK && !p) fprintf(stderr, "compile: %s\n", frit_error(ctx));
+  CHECK(p != NULL);
+  if (p) {
+    double xv[LN], wv[LN], vv = 0.3, l, gx[LN], gw[LN], gv;
+    for (int j = 0; j < LN; j++) xv[j] = 0.2 * j - 0.3, wv[j] = 0.9 - 0.07 * j;
+    void *ins[3];
+    for (int k = 0; k < frit_program_num_inputs(p); k++) {
+      const char *nm = frit_program_input_name(p, k);
+      ins[k] = nm[0] == 'x' ? (void *)xv : nm[0] == 'w' ? (void *)wv : (void *)&vv;
+    }
+    CHECK_EQ_INT(frit_program_run(p, ins, (void *[]){&l, gx, gw, &gv}, NULL, 0), FRIT_OK);
+    CHECK(fabs(l - loop_loss_c(xv, wv, vv)) < 1e-12);
+    double e = 1e-6, bad = 0;
+    for (int j = 0; j < LN; j++) {
+      double a[LN], b[LN];
+      memcpy(a, xv, sizeof a), memcpy(b, xv, sizeof b);
+      a[j] += e, b[j] -= e;
+      double fx = (loop_loss_c(a, wv, vv) - loop_loss_c(b, wv, vv)) / (2 * e);
+      memcpy(a, wv, sizeof a), memcpy(b, wv, sizeof b);
+      a[j] += e, b[j] -= e;
+      double fw = (loop_loss_c(xv, a, vv) - loop_loss_c(xv, b, vv)) / (2 * e);
+      bad += fabs(fx - gx[j]) > 1e-6 * (1 + fabs(fx)) || fabs(fw - gw[j]) > 1e-6 * (1 + fabs(fw));
+    }
+    double fv = (loop_loss_c(xv, wv, vv + e) - loop_loss_c(xv, wv, vv - e)) / (2 * e);
+    bad += fabs(fv - gv) > 1e-6 * (1 + fabs(fv));
+    if (bad) fprintf(stderr, "host loop grad (interpret %d, checkpoint %d): gv %g want %g\n", interpret, ckpt, gv, fv);
+    CHECK(bad == 0);
+  }
+  frit_ctx_free(ctx);
+}
+
 #define CHECK_FAILS(ctx, expr, sub)                                                                \
   do {                                                                                             \
     frit_status st_ = (expr);                                                                      \
@@ -183,5 +261,9 @@ int main(void) {
   test_network(1);
   test_rule_stop_and_second_order();
   test_errors();
+  for (int ck = 0; ck <= 2; ck++) {
+    test_host_loop(0, ck);
+    test_host_loop(1, ck);
+  }
   CHECK_DONE();
 }
