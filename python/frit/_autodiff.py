@@ -27,22 +27,40 @@ _Array = A.Array
 
 class _Pending(threading.local):
     error = None  # an exception of a custom_vjp rule, raised once frit_vjp has returned
+    # the gradients of the last frit_vjp call, by its arguments: the n gradients of one call
+    # are n nodes, and a host loop's reverse pass is not hash-consed (each frit_vjp call would
+    # build a new one), so they share one call
+    last = None
 
 
 _pending = _Pending()
 
 
-def _b_vjp(ctx, ts, i, nwrt, has_seed):
+def _b_vjp(ctx, ts, i, nwrt, has_seed, loop_checkpoint=0):
     """Gradient i of ts[0] (seeded by ts[1] when has_seed) with respect to the last nwrt tensors."""
+    key = (ctx, tuple(ts), nwrt, has_seed, loop_checkpoint)
+    last = _pending.last
+    if last is not None and last[0] == key and i in last[2]:
+        last[2].discard(i)
+        if not last[2]:  # every gradient taken: a later context may reuse these addresses
+            _pending.last = None
+        return last[1][i]
     wrt = (_p * nwrt)(*ts[len(ts) - nwrt:])
     grads = (_p * nwrt)()
     _pending.error = None
-    if _vjp(ctx, ts[0], ts[1] if has_seed else None, nwrt, wrt, grads) != 0:
+    L.fn["frit_set_loop_checkpoint"](ctx, loop_checkpoint)
+    try:
+        st = _vjp(ctx, ts[0], ts[1] if has_seed else None, nwrt, wrt, grads)
+    finally:
+        L.fn["frit_set_loop_checkpoint"](ctx, 0)
+    if st != 0:
         e, _pending.error = _pending.error, None
         if e is not None:
             L.fn["frit_clear_error"](ctx)
             raise e
         return None
+    rest = set(range(nwrt)) - {i}
+    _pending.last = (key, list(grads), rest) if rest else None
     return grads[i]
 
 
@@ -94,11 +112,21 @@ def _as_float_arg(x):
     return np.asarray(x, np.float64) if type(x) is float else x
 
 
-def _vjp_of(out, seed, leaves):
+def _vjp_of(out, seed, leaves, loop_checkpoint=0):
     """The gradients of sum(out * seed) (seed None: out is 0-d) with respect to leaves."""
     ops = [out] + ([seed] if seed is not None else []) + leaves
     n = len(leaves)
-    return [A.apply(_b_vjp, ops, (i, n, seed is not None)) for i in range(n)]
+    return [A.apply(_b_vjp, ops, (i, n, seed is not None, _checkpoint(loop_checkpoint)))
+            for i in range(n)]
+
+
+def _checkpoint(n):
+    if n is None:
+        return 0
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise FritTypeError("loop_checkpoint: an int >= 1 (store the carried values of every n-th "
+                            "frit.loop iteration) or 0/None (default), got %r" % (n,))
+    return n
 
 
 def _check_scalar(out, who):
@@ -114,7 +142,7 @@ def _check_scalar(out, who):
     return out
 
 
-def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
+def _grad_trace(fun, argnums, has_aux, with_value, who, loop_checkpoint, args, kwargs):
     single, nums = _argnums(argnums, len(args), who)
     per_arg = [_float_leaves(args[k], who, "argument %d" % k) for k in nums]
     args = list(args)
@@ -128,7 +156,7 @@ def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
         res, aux = res
     out = _check_scalar(res, who)
     flat = [a for _, leaves in per_arg for a in leaves]
-    g = iter(_vjp_of(out, None, flat))
+    g = iter(_vjp_of(out, None, flat, loop_checkpoint))
     grads = tuple(_unflatten(tree, g) for tree, _ in per_arg)
     grads = grads[0] if single else grads
     if with_value:
@@ -136,8 +164,10 @@ def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
     return (grads, aux) if has_aux else grads
 
 
-def _differentiable(fun, argnums, has_aux, with_value, who):
-    traced = jit(lambda *a, **k: _grad_trace(fun, argnums, has_aux, with_value, who, a, k))
+def _differentiable(fun, argnums, has_aux, with_value, who, loop_checkpoint=None):
+    _checkpoint(loop_checkpoint)
+    traced = jit(lambda *a, **k: _grad_trace(fun, argnums, has_aux, with_value, who,
+                                             loop_checkpoint, a, k))
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
@@ -149,18 +179,20 @@ def _differentiable(fun, argnums, has_aux, with_value, who):
     return wrapper
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, loop_checkpoint=None):
     """The gradient of fun (which returns a 0-d float array) with respect to positional
     argument(s) argnums, each a float array or a pytree of them: a function of the same arguments
     returning gradients of the same structure (a tuple when argnums is a tuple). has_aux: fun
-    returns (output, aux) and the function returns (gradients, aux)."""
-    return _differentiable(fun, argnums, has_aux, False, "grad")
+    returns (output, aux) and the function returns (gradients, aux). loop_checkpoint: through a
+    frit.loop, store the carried values of every n-th iteration and recompute the others in the
+    reverse pass (1: store all; None/0: $FRIT_LOOP_CHECKPOINT, else ceil(sqrt(trips)))."""
+    return _differentiable(fun, argnums, has_aux, False, "grad", loop_checkpoint)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun, argnums=0, has_aux=False, loop_checkpoint=None):
     """Like grad, returning (fun's output, gradients); with has_aux ((output, aux), gradients).
     Forward and backward pass are one compiled program."""
-    return _differentiable(fun, argnums, has_aux, True, "value_and_grad")
+    return _differentiable(fun, argnums, has_aux, True, "value_and_grad", loop_checkpoint)
 
 
 def _vjp_trace(fun, has_aux, primals, cotangent):
