@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Copies of the loop body with some nodes replaced (the carries, the index, captured values).
  * Only nodes created after the loop began (ids >= base) can depend on its placeholders, so the
@@ -16,6 +17,9 @@ typedef struct clone {
   kb_state *st;
   uint32_t base, limit;
   frit_uop **memo; /* by id, < limit */
+  bool *fixed;     /* by id: memo entries set by the caller (substitutions) */
+  int probing;       /* > 0: finding out whether a nested loop changes */
+  uint32_t probe_lo; /* while probing: nodes from here on may be copied again (nothing recorded) */
   bool collect;    /* record the captured float values (ext) */
   bool *seen;      /* by id: already in ext */
   kb_list ext;
@@ -24,7 +28,10 @@ typedef struct clone {
 static frit_uop *clone_node(clone *cl, frit_uop *u);
 
 static bool note_ext(clone *cl, frit_uop *owner, uint32_t i, frit_uop *s) {
-  if (!cl->collect || !frit_is_tensor_src(owner, i) || !ad_dtype_carries(s->dtype) || cl->seen[s->id]) return true;
+  /* a CARRY is a placeholder valid only in its loop's body, never a captured value */
+  if (!cl->collect || (cl->probing && owner->id >= cl->probe_lo) || s->op == FRIT_OP_CARRY || !frit_is_tensor_src(owner, i) ||
+      !ad_dtype_carries(s->dtype) || cl->seen[s->id])
+    return true;
   cl->seen[s->id] = true;
   if (!kb_list_push(&cl->ext, s)) {
     frit_set_error(cl->ctx, FRIT_ERR_NOMEM, "out of memory");
@@ -33,12 +40,39 @@ static bool note_ext(clone *cl, frit_uop *owner, uint32_t i, frit_uop *s) {
   return true;
 }
 
+/* A nested loop is copied only when it depends on the substituted nodes: one that does not is
+ * a captured value like any other (and is not recomputed by the reverse pass). */
 static frit_uop *clone_loop(clone *cl, frit_uop *L) {
   frit_ctx *ctx = cl->ctx;
   int k = (int)L->arg.i0, n = 5 + 3 * k;
+  bool changed = false;
+  uint32_t lo = L->src[3]->id, saved_lo = cl->probe_lo;
+  for (int j = 0; j < k; j++) lo = L->src[4 + j]->id < lo ? L->src[4 + j]->id : lo;
+  cl->probe_lo = cl->probing && saved_lo < lo ? saved_lo : lo;
+  cl->probing++;
+  for (int i = 0; i < n; i++) {
+    if (i >= 4 && i < 4 + k) continue;
+    frit_uop *s = clone_node(cl, L->src[i]);
+    if (!s) {
+      cl->probing--, cl->probe_lo = saved_lo;
+      return NULL;
+    }
+    changed |= s != L->src[i];
+  }
+  cl->probing--, cl->probe_lo = saved_lo;
+  if (!changed) return cl->memo[L->id] = L;
+  /* the probe copied the body with the loop's own CARRYs kept: forget those copies (everything
+   * made for the body lies between its index variable / CARRYs and the LOOP) */
+  for (uint32_t id = lo < cl->base ? cl->base : lo; id < L->id; id++)
+    if (!cl->fixed[id]) cl->memo[id] = NULL;
   int64_t id = cl->st->next_loop_id++;
   char name[32];
   snprintf(name, sizeof name, "loop%lld", (long long)id);
+  int32_t most;
+  if (kb_map_get(&cl->st->trips, (uint32_t)L->arg.i1, &most) && !kb_map_put(&cl->st->trips, (uint32_t)id, most)) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
   frit_uop *iv = L->src[3], *niv = frit_var(ctx, name, iv->arg.i0, iv->arg.i1);
   if (!niv || !frit_shape_of(ctx, niv)) return NULL;
   cl->memo[iv->id] = niv;
@@ -78,6 +112,8 @@ static frit_uop *clone_node(clone *cl, frit_uop *u) {
   if (u->id < cl->limit && cl->memo[u->id]) return cl->memo[u->id];
   if (u->id < cl->base || u->id >= cl->limit) return u;
   if (u->op == FRIT_OP_LOOP) return clone_loop(cl, u);
+  /* a loop's CARRYs get their copies when the loop is copied: that must come first */
+  if (u->op == FRIT_OP_AFTER && u->nsrc == 2 && u->src[1]->op == FRIT_OP_LOOP && !clone_node(cl, u->src[1])) return NULL;
   frit_uop *tmp[16], **src = u->nsrc <= 16 ? tmp : malloc(u->nsrc * sizeof *src);
   if (!src) {
     frit_set_error(cl->ctx, FRIT_ERR_NOMEM, "out of memory");
@@ -103,9 +139,16 @@ fail:
   return NULL;
 }
 
-static bool clone_reset(clone *cl) {
-  for (uint32_t i = 0; i < cl->limit; i++) cl->memo[i] = NULL;
-  return true;
+static void clone_reset(clone *cl) {
+  memset(cl->memo, 0, cl->limit * sizeof *cl->memo);
+  memset(cl->fixed, 0, cl->limit * sizeof *cl->fixed);
+}
+
+/* A substitution for the copies to come. */
+static void clone_set(clone *cl, frit_uop *from, frit_uop *to) {
+  if (from->id >= cl->limit) return;
+  cl->memo[from->id] = to;
+  cl->fixed[from->id] = true;
 }
 
 typedef struct loop_parts {
@@ -135,16 +178,16 @@ static bool reverse_step(frit_ctx *ctx, clone *cl, const loop_parts *lp, frit_te
   cl->collect = false;
   frit_tensor *i = op2(ctx, FRIT_OP_ADD, TI_T(lp->start), op2(ctx, FRIT_OP_MUL, t, TI_T(lp->step)));
   if (!i) goto done;
-  cl->memo[lp->ivar->id] = TI_U(i);
-  for (int j = 0; j < k; j++) cl->memo[lp->P[j]->id] = TI_U(c[j]);
+  clone_set(cl, lp->ivar, TI_U(i));
+  for (int j = 0; j < k; j++) clone_set(cl, lp->P[j], TI_U(c[j]));
   for (int f = 0; f < nf; f++) {
     /* a fresh node per carry, so that the cotangent of this iteration's state is its own */
     if (!(wrt[f] = frit_identity(ctx, c[lp->fl[f]]))) goto done;
-    cl->memo[lp->P[lp->fl[f]]->id] = TI_U(wrt[f]);
+    clone_set(cl, lp->P[lp->fl[f]], TI_U(wrt[f]));
   }
   for (int e = 0; e < m; e++) {
     if (!(wrt[nf + e] = frit_identity(ctx, TI_T(lp->ext[e])))) goto done;
-    if (lp->ext[e]->id < cl->limit) cl->memo[lp->ext[e]->id] = TI_U(wrt[nf + e]);
+    clone_set(cl, lp->ext[e], TI_U(wrt[nf + e]));
   }
   for (int f = 0; f < nf; f++) {
     frit_uop *o = clone_node(cl, lp->N[lp->fl[f]]);
@@ -194,21 +237,34 @@ static frit_tensor *zeros_rows(frit_ctx *ctx, frit_uop *like, int64_t rows) {
   return ti_full(ctx, like->dtype, (frit_scalar){.i = 0}, s->ndim + 1, dims);
 }
 
+/* Records that the next host loop runs at most `most` trips. */
+static bool hint(frit_ctx *ctx, kb_state *st, int64_t most) {
+  if (kb_map_put(&st->trips, (uint32_t)st->next_loop_id, (int32_t)(most > INT32_MAX ? INT32_MAX : most))) return true;
+  frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
+  return false;
+}
+
 bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*want)(void *, frit_uop *),
                  bool (*emit)(void *, frit_uop *, frit_tensor *), void *cb) {
   FRIT_ASSERT(L->op == FRIT_OP_LOOP);
   int k = (int)L->arg.i0;
   loop_parts lp = {L, L->src[0], L->src[2], L->src[3], L->src + 4, L->src + 4 + k, L->src + 4 + 2 * k,
                    L->src[4 + 3 * k], k, NULL, 0, NULL, 0};
-  int64_t s0, e0, p0;
-  if (!const_i(L->src[0], &s0) || !const_i(L->src[1], &e0) || !const_i(L->src[2], &p0) || p0 == 0) {
+  kb_state *st = kb_get(ctx, true);
+  if (!st) return false;
+  int64_t s0, e0, p0, T;
+  int32_t most;
+  if (const_i(L->src[0], &s0) && const_i(L->src[1], &e0) && const_i(L->src[2], &p0) && p0 != 0) {
+    T = p0 > 0 ? (e0 > s0 ? (e0 - s0 + p0 - 1) / p0 : 0) : (s0 > e0 ? (s0 - e0 - p0 - 1) / -p0 : 0);
+  } else if (kb_map_get(&st->trips, (uint32_t)L->arg.i1, &most)) {
+    T = most; /* a reverse loop of an earlier frit_vjp: grad of grad */
+  } else {
     ti_fail(ctx, "grad", NULL, 0,
             "frit_vjp through host loop %lld: its start, end or step is computed at run time (or the step is 0); "
-            "the reverse pass needs constant bounds (a stop/break condition is fine)",
+            "the reverse pass needs constant bounds to size its checkpoints (a stop/break condition is fine)",
             (long long)L->arg.i1);
     return false;
   }
-  int64_t T = p0 > 0 ? (e0 > s0 ? (e0 - s0 + p0 - 1) / p0 : 0) : (s0 > e0 ? (s0 - e0 - p0 - 1) / -p0 : 0);
   char db[32];
   for (int j = 0; j < k; j++)
     if (frit_dtype_is_complex(lp.P[j]->dtype)) {
@@ -221,19 +277,18 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
       if (gres[j] && !emit(cb, lp.I[j], gres[j])) return false;
     return true;
   }
-  kb_state *st = kb_get(ctx, true);
-  if (!st) return false;
   int64_t n = interval(ctx, T), S = (T + n - 1) / n, rows = n == 1 ? S : S + 1;
   bool ok = false;
-  clone cl = {ctx, st, UINT32_MAX, (uint32_t)ctx->count, NULL, true, NULL, {0}};
+  clone cl = {ctx, st, UINT32_MAX, (uint32_t)ctx->count, NULL, NULL, 0, 0, true, NULL, {0}};
   for (int j = 0; j < k; j++) cl.base = lp.P[j]->id < cl.base ? lp.P[j]->id : cl.base;
   cl.base = lp.ivar->id < cl.base ? lp.ivar->id : cl.base;
   cl.memo = calloc((size_t)cl.limit + 1, sizeof *cl.memo);
   cl.seen = calloc((size_t)cl.limit + 1, sizeof *cl.seen);
+  cl.fixed = calloc((size_t)cl.limit + 1, sizeof *cl.fixed);
   frit_tensor **buf = calloc((size_t)(12 * k + 8), sizeof *buf);
   lp.fl = calloc((size_t)k + 1, sizeof *lp.fl);
   frit_tensor **gb = NULL, **gi = NULL, **go = NULL;
-  if (!cl.memo || !cl.seen || !buf || !lp.fl) {
+  if (!cl.memo || !cl.seen || !cl.fixed || !buf || !lp.fl) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
     goto done;
   }
@@ -251,8 +306,8 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
     init[k] = i64c(ctx, 0);
     if (frit_host_loop_begin(ctx, TI_T(L->src[0]), TI_T(L->src[1]), TI_T(L->src[2]), 2 * k + 1, init, &iv, car) != FRIT_OK)
       goto done;
-    cl.memo[lp.ivar->id] = TI_U(iv);
-    for (int j = 0; j < k; j++) cl.memo[lp.P[j]->id] = TI_U(car[j]);
+    clone_set(&cl, lp.ivar, TI_U(iv));
+    for (int j = 0; j < k; j++) clone_set(&cl, lp.P[j], TI_U(car[j]));
     frit_tensor *t = car[k], *row = t;
     if (n > 1)
       row = ti_where(ctx, op2(ctx, FRIT_OP_CMPEQ, op2(ctx, FRIT_OP_MOD, t, i64c(ctx, n)), i64c(ctx, 0)),
@@ -307,6 +362,7 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
   {
     frit_tensor *nseg = op2(ctx, FRIT_OP_IDIV, op2(ctx, FRIT_OP_ADD, trips, i64c(ctx, n - 1)), i64c(ctx, n));
     frit_tensor *sv = NULL, **car = gb; /* outer carries: gbar then gext */
+    if (!hint(ctx, st, S)) goto done;
     if (!nseg ||
         frit_host_loop_begin(ctx, op2(ctx, FRIT_OP_SUB, nseg, i64c(ctx, 1)), i64c(ctx, -1), i64c(ctx, -1), nr, gi, &sv,
                              car) != FRIT_OK)
@@ -329,7 +385,7 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
         frit_tensor *z = zeros_rows(ctx, lp.P[j], n);
         built = z && (ri[k + j] = frit_scatter(ctx, z, row_of(ctx, i64c(ctx, 0)), c0[j], FRIT_ATOMIC_XCHG)) != NULL;
       }
-      built = built && frit_host_loop_begin(ctx, i64c(ctx, 0), op2(ctx, FRIT_OP_SUB, len, i64c(ctx, 1)), i64c(ctx, 1),
+      built = built && hint(ctx, st, n - 1) && frit_host_loop_begin(ctx, i64c(ctx, 0), op2(ctx, FRIT_OP_SUB, len, i64c(ctx, 1)), i64c(ctx, 1),
                                             2 * k, ri, &rv, rc) == FRIT_OK;
       if (built) {
         clone_reset(&cl);
@@ -337,8 +393,8 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
         frit_tensor *tt = op2(ctx, FRIT_OP_ADD, t0, rv);
         frit_tensor *i = tt ? op2(ctx, FRIT_OP_ADD, TI_T(lp.start), op2(ctx, FRIT_OP_MUL, tt, TI_T(lp.step))) : NULL;
         bool body = i != NULL;
-        if (body) cl.memo[lp.ivar->id] = TI_U(i);
-        for (int j = 0; j < k; j++) cl.memo[lp.P[j]->id] = TI_U(rc[j]);
+        if (body) clone_set(&cl, lp.ivar, TI_U(i));
+        for (int j = 0; j < k; j++) clone_set(&cl, lp.P[j], TI_U(rc[j]));
         frit_tensor *r1 = body ? row_of(ctx, op2(ctx, FRIT_OP_ADD, rv, i64c(ctx, 1))) : NULL;
         for (int j = 0; j < k && body; j++) {
           frit_uop *o = clone_node(&cl, lp.N[j]);
@@ -359,7 +415,7 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
       frit_tensor *qv = NULL, **qc = NULL;
       frit_tensor **qbuf = built ? calloc((size_t)nr * 2 + (size_t)k + 2, sizeof *qbuf) : NULL;
       if (built && !qbuf) frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
-      built = qbuf && frit_host_loop_begin(ctx, op2(ctx, FRIT_OP_SUB, len, i64c(ctx, 1)), i64c(ctx, -1), i64c(ctx, -1),
+      built = qbuf && hint(ctx, st, n) && frit_host_loop_begin(ctx, op2(ctx, FRIT_OP_SUB, len, i64c(ctx, 1)), i64c(ctx, -1), i64c(ctx, -1),
                                            nr, car, &qv, (qc = qbuf)) == FRIT_OK;
       if (built) {
         frit_tensor **qn = qbuf + nr, **cr = qn + nr;
@@ -391,7 +447,7 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
   ok = true;
 done:
   if (!ok && ctx->status == FRIT_OK) ti_fail(ctx, "grad", NULL, 0, "frit_vjp through host loop %lld failed", (long long)L->arg.i1);
-  free(cl.memo), free(cl.seen), free(cl.ext.v), free(buf), free(lp.fl), free(lp.ext), free(gb);
+  free(cl.memo), free(cl.seen), free(cl.fixed), free(cl.ext.v), free(buf), free(lp.fl), free(lp.ext), free(gb);
   return ok;
 }
 
