@@ -1,7 +1,8 @@
 /* Tests of reverse-mode autodiff through the C API (frit_grad, frit_vjp, frit_set_vjp,
  * frit_stop_gradient): a small network's gradients compiled and interpreted against central
  * finite differences of the same loss evaluated by plain C here; a user gradient rule; grad of
- * grad; and the errors (non-float, non-scalar, explicit kernels). */
+ * grad; host loops (stop conditions, captured values, nested loops, checkpoint intervals); and the
+ * errors (non-float, non-scalar, explicit kernels, loops with bounds computed at run time). */
 #include "check.h"
 #include "frit.h"
 
@@ -218,6 +219,77 @@ static void test_host_loop(int interpret, int ckpt) {
   frit_ctx_free(ctx);
 }
 
+/* Nested host loops: for i in [0, 3): { y = x; for j in [0, 2): y = sin(y) * w; x = x + 0.5 y }
+ * loss = sum(x^2), gradient w.r.t. x and w against central differences; and a loop whose bounds
+ * are computed at run time, refused by name. */
+static double nested_c(const double *x0, const double *w) {
+  double x[3], l = 0;
+  memcpy(x, x0, sizeof x);
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) {
+      double y = x[k];
+      for (int j = 0; j < 2; j++) y = sin(y) * w[k];
+      x[k] += 0.5 * y;
+    }
+  for (int k = 0; k < 3; k++) l += x[k] * x[k];
+  return l;
+}
+
+static void test_host_loop_nested(int interpret) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *x0 = frit_input(ctx, "x", FRIT_F64, 1, D(3)), *w = frit_input(ctx, "w", FRIT_F64, 1, D(3));
+  frit_tensor *i, *j, *x, *y, *nx, *ny, *rx, *ry;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 3),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &i, &x), FRIT_OK);
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 2),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x, &j, &y), FRIT_OK);
+  ny = frit_binary_t(ctx, FRIT_BF_MUL, frit_unary_t(ctx, FRIT_UF_SIN, y), w);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &ny, NULL, &ry), FRIT_OK);
+  nx = frit_binary_t(ctx, FRIT_BF_ADD, x, frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.5), ry));
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nx, NULL, &rx), FRIT_OK);
+  frit_tensor *loss = frit_reduce(ctx, FRIT_RF_SUM, frit_binary_t(ctx, FRIT_BF_MUL, rx, rx), NULL, FRIT_ALL_AXES, 0, 0);
+  frit_tensor *g[2];
+  frit_status st = frit_grad(ctx, loss, 2, (frit_tensor *const[]){x0, w}, g);
+  if (st != FRIT_OK) fprintf(stderr, "grad: %s\n", frit_error(ctx));
+  CHECK_EQ_INT(st, FRIT_OK);
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.interpret = interpret;
+  frit_program *p = st == FRIT_OK ? frit_compile(ctx, (frit_tensor *const[]){g[0], g[1]}, 2, &o) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    double xv[3] = {0.4, -0.7, 1.1}, wv[3] = {0.8, 1.2, -0.6}, gx[3], gw[3];
+    bool x_first = frit_program_input_name(p, 0)[0] == 'x';
+    CHECK_EQ_INT(frit_program_run(p, x_first ? (void *[]){xv, wv} : (void *[]){wv, xv}, (void *[]){gx, gw}, NULL, 0),
+                 FRIT_OK);
+    int bad = 0;
+    for (int k = 0; k < 3; k++) {
+      double a[3], b[3], e = 1e-6;
+      memcpy(a, xv, sizeof a), memcpy(b, xv, sizeof b);
+      a[k] += e, b[k] -= e;
+      double fx = (nested_c(a, wv) - nested_c(b, wv)) / (2 * e);
+      memcpy(a, wv, sizeof a), memcpy(b, wv, sizeof b);
+      a[k] += e, b[k] -= e;
+      double fw = (nested_c(xv, a) - nested_c(xv, b)) / (2 * e);
+      bad += fabs(fx - gx[k]) > 1e-6 * (1 + fabs(fx)) || fabs(fw - gw[k]) > 1e-6 * (1 + fabs(fw));
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+  /* bounds computed at run time: refused, naming frit_vjp and the loop */
+  frit_tensor *n = frit_astype(ctx, frit_reduce(ctx, FRIT_RF_SUM, w, NULL, FRIT_ALL_AXES, 0, 0), FRIT_I64), *k, *c, *nc, *rc;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), n, frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &k, &c),
+               FRIT_OK);
+  nc = frit_binary_t(ctx, FRIT_BF_MUL, c, w);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nc, NULL, &rc), FRIT_OK);
+  frit_tensor *l2 = frit_reduce(ctx, FRIT_RF_SUM, rc, NULL, FRIT_ALL_AXES, 0, 0), *g2;
+  st = frit_grad(ctx, l2, 1, &w, &g2);
+  CHECK(st != FRIT_OK && strstr(frit_error(ctx), "frit_vjp through host loop") && strstr(frit_error(ctx), "run time"));
+  frit_clear_error(ctx);
+  CHECK_EQ_INT(frit_set_loop_checkpoint(ctx, -1), FRIT_ERR_INVALID);
+  frit_clear_error(ctx);
+  frit_ctx_free(ctx);
+}
+
 #define CHECK_FAILS(ctx, expr, sub)                                                                \
   do {                                                                                             \
     frit_status st_ = (expr);                                                                      \
@@ -265,5 +337,7 @@ int main(void) {
     test_host_loop(0, ck);
     test_host_loop(1, ck);
   }
+  test_host_loop_nested(0);
+  test_host_loop_nested(1);
   CHECK_DONE();
 }
