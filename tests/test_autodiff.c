@@ -285,6 +285,22 @@ static void test_host_loop_nested(int interpret) {
   st = frit_grad(ctx, l2, 1, &w, &g2);
   CHECK(st != FRIT_OK && strstr(frit_error(ctx), "frit_vjp through host loop") && strstr(frit_error(ctx), "run time"));
   frit_clear_error(ctx);
+  /* the same loop inside a constant one: refused while the reverse loops are open, which are
+   * closed again (the ctx builds loops and gradients afterwards) */
+  frit_tensor *oi, *oc, *onc, *orc;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 2),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &oi, &oc), FRIT_OK);
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), n, frit_scalar_i(ctx, FRIT_I64, 1), 1, &oc, &k, &c),
+               FRIT_OK);
+  nc = frit_binary_t(ctx, FRIT_BF_MUL, c, w);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nc, NULL, &rc), FRIT_OK);
+  onc = frit_binary_t(ctx, FRIT_BF_ADD, oc, rc);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &onc, NULL, &orc), FRIT_OK);
+  st = frit_grad(ctx, frit_reduce(ctx, FRIT_RF_SUM, orc, NULL, FRIT_ALL_AXES, 0, 0), 1, &w, &g2);
+  CHECK(st != FRIT_OK && strstr(frit_error(ctx), "frit_vjp through host loop") && strstr(frit_error(ctx), "run time"));
+  frit_clear_error(ctx);
+  CHECK_EQ_INT(frit_grad(ctx, loss, 2, (frit_tensor *const[]){x0, w}, g), FRIT_OK);
+  CHECK(frit_compile(ctx, (frit_tensor *const[]){g[0], g[1]}, 2, &o) != NULL);
   CHECK_EQ_INT(frit_set_loop_checkpoint(ctx, -1), FRIT_ERR_INVALID);
   frit_clear_error(ctx);
   frit_ctx_free(ctx);

@@ -118,6 +118,29 @@ def test_start_end_step():
         check(looped, unrolled, (x, w), (0, 1), ck)
 
 
+def test_index_reads_and_writes():
+    # the loop index used to read rows and to write one (a scatter) in the body
+    def looped(x, w):
+        acc = frit.zeros((), frit.float64)
+        y = x.copy()
+        with frit.loop(4) as i:
+            acc[...] = acc + frit.sum(y[i] * w[i])
+            y[...] = y.at[(i + 1) % 4].set(y[i] * 2.0 + w[i])
+        return acc + frit.sum(y * y)
+
+    def unrolled(x, w):
+        acc = 0.0
+        y = x
+        for i in range(4):
+            acc = acc + frit.sum(y[i] * w[i])
+            y = y.at[(i + 1) % 4].set(y[i] * 2.0 + w[i])
+        return acc + frit.sum(y * y)
+
+    x, w = rng.standard_normal((4, 2)), rng.standard_normal((4, 2))
+    for ck in CKPTS:
+        check(looped, unrolled, (x, w), (0, 1), ck)
+
+
 # --------------------------------------------------------------- break / stop, conditionals
 
 def loop_break(x, w, T=40):
@@ -267,6 +290,22 @@ def test_run_time_bounds_refused_by_name():
 
     with pytest.raises(frit.FritError, match="frit_vjp through host loop.*computed at run time"):
         frit.grad(f)(rng.standard_normal(3), np.array(3.0))
+
+    # the same inside another loop: the reverse loops already open are closed again, and the
+    # context stays usable
+    def g(x, n):
+        x = x.copy()
+        with frit.loop(3):
+            y = x * 1.0
+            with frit.loop(n.astype(frit.int64)):
+                y[...] = y * 0.5
+            x[...] = x + y
+        return frit.sum(x) + loop_simple(x, x)
+
+    with pytest.raises(frit.FritError, match="frit_vjp through host loop.*computed at run time"):
+        frit.jit(frit.grad(g))(rng.standard_normal(3), np.array(2.0))
+    x, w = rng.standard_normal(5), rng.uniform(0.5, 1.1, 5)
+    check(loop_simple, unrolled_simple, (x, w), (0, 1), 2, fd_too=False)
 
 
 # --------------------------------------------------------------- an n-body integrator
