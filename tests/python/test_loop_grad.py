@@ -1,6 +1,8 @@
 """Gradients through host loops (frit.loop outside kernels; src/autodiff/loop_vjp.c): each against
 the same body written as a Python for-loop (unrolled into the graph, whose gradient needs no loop
 rule) and against central finite differences in float64, for several checkpoint intervals."""
+import re
+
 import numpy as np
 import pytest
 
@@ -63,11 +65,28 @@ def test_simple_carry(ckpt):
     check(loop_simple, unrolled_simple, (x, w), (0, 1), ckpt)
 
 
+def _buffer_rows(g, *args):
+    """The leading sizes of the program's 2-D float64 temporaries (..., 5): the checkpoint and
+    segment buffers of the reverse pass."""
+    plan = g.jitted.lower(*args).ir("plan")
+    return sorted(int(r) for r in re.findall(r"temp\s+f64 \((\d+), 5\)", plan))
+
+
+@pytest.mark.parametrize("ckpt,rows", [(1, [7]), (2, [2, 5]), (None, [3, 4]), (7, [7, 2])])
+def test_checkpoint_buffers(ckpt, rows):
+    # T = 7: n = 1 stores all 7 carries; n = 2: 4 checkpoints + a scratch row, segments of 2;
+    # the default n = 3: 3 + 1 rows, segments of 3; n = 7: one checkpoint, one segment of 7
+    x, w = rng.standard_normal(5), rng.uniform(0.5, 1.1, 5)
+    assert sorted(set(_buffer_rows(frit.grad(loop_simple, argnums=1, loop_checkpoint=ckpt), x, w))) \
+        == sorted(rows)
+
+
 def test_checkpoint_env_and_errors(monkeypatch):
     x, w = rng.standard_normal(5), rng.uniform(0.5, 1.1, 5)
     want = frit.grad(unrolled_simple, argnums=(0, 1))(x, w)
     monkeypatch.setenv("FRIT_LOOP_CHECKPOINT", "4")
     got = frit.grad(loop_simple, argnums=(0, 1))(x, w)
+    assert sorted(set(_buffer_rows(frit.grad(loop_simple, argnums=(0, 1)), x, w))) == [3, 4]
     for g, v in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(v), rtol=1e-10)
     with pytest.raises(frit.FritTypeError, match="loop_checkpoint"):
