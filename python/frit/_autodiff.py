@@ -195,7 +195,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, loop_checkpoint=None):
     return _differentiable(fun, argnums, has_aux, True, "value_and_grad", loop_checkpoint)
 
 
-def _vjp_trace(fun, has_aux, primals, cotangent):
+def _vjp_trace(fun, has_aux, primals, cotangent, loop_checkpoint=None):
     trees = [_float_leaves(p, "vjp", "primal %d" % i) for i, p in enumerate(primals)]
     args = [_unflatten(t, iter(ls)) for t, ls in trees]
     res = fun(*args)
@@ -216,20 +216,22 @@ def _vjp_trace(fun, has_aux, primals, cotangent):
                                 % _describe(o))
         if c.shape != o.shape and None not in c.shape + o.shape:
             raise FritTypeError("vjp: cotangent of %s for an output of %s" % (_describe(c), _describe(o)))
-        gs = _vjp_of(o, c, flat)
+        gs = _vjp_of(o, c, flat, loop_checkpoint)
         total = gs if total is None else [a + b for a, b in zip(total, gs)]
     it = iter(total)
     return tuple(_unflatten(t, it) for t, _ in trees)
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, loop_checkpoint=None):
     """(fun(*primals), vjp_fn[, aux]): vjp_fn(cotangent) returns the gradients of
     sum(output * cotangent) with respect to each primal, as a tuple. vjp_fn runs forward and
-    backward again as one compiled program (frit keeps no residuals between calls)."""
+    backward again as one compiled program (frit keeps no residuals between calls).
+    loop_checkpoint: as for grad (frit.loop)."""
+    _checkpoint(loop_checkpoint)
     primals = tuple(_as_float_arg(p) for p in primals)
     res = jit(fun)(*primals)
     out, aux = (res[0], res[1]) if has_aux else (res, None)
-    back = jit(lambda ps, ct: _vjp_trace(fun, has_aux, ps, ct))
+    back = jit(lambda ps, ct: _vjp_trace(fun, has_aux, ps, ct, loop_checkpoint))
 
     def vjp_fn(cotangent):
         return back(primals, cotangent)

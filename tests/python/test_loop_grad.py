@@ -285,10 +285,19 @@ def test_value_and_grad_vjp_and_jit():
         return x
 
     ct = rng.standard_normal(5)
-    _, back = frit.vjp(f, x, w)
+    _, back = frit.vjp(f, x, w, loop_checkpoint=1)
     _, back_u = frit.vjp(fu, x, w)
     for a, b in zip(back(ct), back_u(ct)):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10)
+
+
+def test_interpreting_session():
+    x, w = rng.standard_normal(5), rng.uniform(0.5, 1.1, 5)
+    want = frit.grad(unrolled_simple, argnums=(0, 1))(x, w)
+    with frit.Session(interpret=True).as_current():
+        got = frit.grad(loop_simple, argnums=(0, 1), loop_checkpoint=2)(x, w)
+        for g, v in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(v), rtol=1e-10)
 
 
 def test_float32_loop():
