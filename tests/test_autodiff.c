@@ -303,6 +303,23 @@ static void test_host_loop_nested(int interpret) {
   CHECK(frit_compile(ctx, (frit_tensor *const[]){g[0], g[1]}, 2, &o) != NULL);
   CHECK_EQ_INT(frit_set_loop_checkpoint(ctx, -1), FRIT_ERR_INVALID);
   frit_clear_error(ctx);
+  /* a gradient rule on a body node stays with the body's copies: c = 3c with the rule's slope 5,
+   * three times */
+  frit_tensor *ri, *rcr, *rn, *rr, *rg;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 3),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &ri, &rcr), FRIT_OK);
+  rn = frit_binary_t(ctx, FRIT_BF_MUL, rcr, f64c(ctx, 3.0));
+  CHECK_EQ_INT(frit_set_vjp(ctx, rn, 1, &rcr, slope5, (const int64_t[]){42}, 1), FRIT_OK);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &rn, NULL, &rr), FRIT_OK);
+  CHECK_EQ_INT(frit_grad(ctx, frit_reduce(ctx, FRIT_RF_SUM, rr, NULL, FRIT_ALL_AXES, 0, 0), 1, &x0, &rg), FRIT_OK);
+  frit_program *rp = frit_compile(ctx, &rg, 1, &o);
+  CHECK(rp != NULL);
+  if (rp) {
+    double xv[3] = {1, 2, 3}, gv[3];
+    CHECK_EQ_INT(frit_program_run(rp, (void *[]){xv}, (void *[]){gv}, NULL, 0), FRIT_OK);
+    for (int q = 0; q < 3; q++) CHECK(fabs(gv[q] - 125.0) < 1e-12);
+  }
+  frit_clear_error(ctx);
   frit_ctx_free(ctx);
 }
 

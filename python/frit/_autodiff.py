@@ -68,6 +68,30 @@ def _b_identity(ctx, ts):
     return L.fn["frit_identity"](ctx, ts[0])
 
 
+def _refuse_rule(name):
+    def rule(ctx, params, t_out, t_g, nin, ins, grads):
+        _pending.error = FritError(
+            "custom_vjp %s inside a frit.loop body: its rule is not carried into the loop's gradient "
+            "yet (call it outside the loop, or differentiate the function without the rule)" % name)
+        return 2
+
+    return _RULE(rule)
+
+
+_REFUSERS = {}
+
+
+def _b_refuse(ctx, ts, name):
+    """x as a node of its own whose gradient rule raises (custom_vjp inside frit.loop)."""
+    t = L.fn["frit_identity"](ctx, ts[0])
+    cb = _REFUSERS.get(name)
+    if cb is None:
+        cb = _REFUSERS[name] = _refuse_rule(name)
+    if not t or _set_vjp(ctx, t, 1, (_p * 1)(ts[0]), C.cast(cb, _p), None, 0) != 0:
+        return None
+    return t
+
+
 def _b_stop(ctx, ts):
     return _stop(ctx, ts[0])
 
@@ -313,6 +337,12 @@ class custom_vjp:
             return out
         sess = n.sess
         bwd = self.bwd
+        from ._control import _innermost_loop
+        if _innermost_loop() is not None:
+            # a frit.loop body is recorded, then built again: a rule attached here would stay with
+            # the recording, and its residuals are values of that one pass. Refused when
+            # differentiated (the build attaches a refusing rule), never a silently other gradient.
+            return A.apply(_b_refuse, [out], (getattr(self.fun, "__name__", "f"),))
         out = A.apply(_b_identity, [out])  # a node of its own, even when f returns an argument
 
         def rule(ctx, params, t_out, t_g, nin, ins, grads):

@@ -21,6 +21,7 @@ typedef struct clone {
   int probing;       /* > 0: finding out whether a nested loop changes */
   uint32_t probe_lo; /* while probing: nodes from here on may be copied again (nothing recorded) */
   bool collect;    /* record the captured float values (ext) */
+  int64_t loop_id; /* of the loop being differentiated, for messages */
   bool *seen;      /* by id: already in ext */
   kb_list ext;
 } clone;
@@ -107,6 +108,25 @@ static frit_uop *clone_loop(clone *cl, frit_uop *L) {
   return nL;
 }
 
+/* A gradient rule attached to u (sort, linalg, custom_vjp) goes with its copy r, its inputs
+ * copied too. */
+static bool copy_rule(clone *cl, frit_uop *u, frit_uop *r) {
+  frit_vjp_rule rule;
+  int nin;
+  frit_tensor *const *ins;
+  const int64_t *params;
+  if (!ti_vjp_lookup(cl->ctx, u, &rule, &nin, &ins, &params)) return true;
+  frit_tensor *nins[8];
+  FRIT_ASSERT(nin <= 8);
+  for (int i = 0; i < nin; i++) nins[i] = ins[i]; /* copying may grow the rule table under ins */
+  for (int i = 0; i < nin; i++) {
+    frit_uop *c = clone_node(cl, TI_U(nins[i]));
+    if (!c) return false;
+    nins[i] = TI_T(c);
+  }
+  return ti_vjp_copy(cl->ctx, u, TI_T(r), nins) == FRIT_OK;
+}
+
 /* Recursion depth is that of the loop body (nodes below base are never entered). */
 static frit_uop *clone_node(clone *cl, frit_uop *u) {
   if (u->id < cl->limit && cl->memo[u->id]) return cl->memo[u->id];
@@ -125,11 +145,22 @@ static frit_uop *clone_node(clone *cl, frit_uop *u) {
     changed |= src[i] != u->src[i];
   }
   frit_uop *r = u;
+  if (changed && u->op == FRIT_OP_KERNEL) {
+    /* Design debt: copies of some explicit kernels (the radix sort's) schedule into programs
+     * that crash; until the cause is found, no explicit kernel is copied. */
+    ti_fail(cl->ctx, "grad", NULL, 0,
+            "frit_vjp through host loop %lld: its body runs an explicit kernel (frit.kernel, or an op built from "
+            "one: sort, argsort, linalg, ...) on values that change from iteration to iteration; the reverse pass "
+            "would have to copy it, which is not supported yet",
+            (long long)cl->loop_id);
+    goto fail;
+  }
   if (changed) {
     for (uint32_t i = 0; i < u->nsrc; i++)
       if (src[i] == u->src[i] && !note_ext(cl, u, i, src[i])) goto fail;
     r = frit_uop_replace_src(cl->ctx, u, src, (int)u->nsrc);
     if (!r || (u->shape && !frit_shape_of(cl->ctx, r))) goto fail;
+    if (!copy_rule(cl, u, r)) goto fail;
   }
   if (src != tmp) free(src);
   cl->memo[u->id] = r;
@@ -279,7 +310,7 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
   }
   int64_t n = interval(ctx, T), S = (T + n - 1) / n, rows = n == 1 ? S : S + 1;
   bool ok = false;
-  clone cl = {ctx, st, UINT32_MAX, (uint32_t)ctx->count, NULL, NULL, 0, 0, true, NULL, {0}};
+  clone cl = {ctx, st, UINT32_MAX, (uint32_t)ctx->count, NULL, NULL, 0, 0, true, L->arg.i1, NULL, {0}};
   for (int j = 0; j < k; j++) cl.base = lp.P[j]->id < cl.base ? lp.P[j]->id : cl.base;
   cl.base = lp.ivar->id < cl.base ? lp.ivar->id : cl.base;
   cl.memo = calloc((size_t)cl.limit + 1, sizeof *cl.memo);

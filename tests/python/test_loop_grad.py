@@ -384,3 +384,37 @@ def test_nbody_integrator(ckpt):
     for g, w, k in zip(got, want, range(3)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(np.asarray(g), fd(nbody_np, (p, v, m), k), rtol=1e-5, atol=1e-7)
+
+
+# --------------------------------------------------------------- explicit kernels in the body
+
+def test_explicit_kernel_in_body_refused_by_name():
+    # sort is built from explicit kernels; copying those for the reverse pass is not supported:
+    # a clear error, never a crash or a zero
+    def f(x, w):
+        y = x.copy()
+        with frit.loop(3):
+            y[...] = frit.sort(y * w) + 0.1
+        return frit.sum(y * frit.arange(4.0))
+
+    with pytest.raises(frit.FritError, match="frit_vjp through host loop.*explicit kernel"):
+        frit.grad(f, argnums=(0, 1))(rng.standard_normal(4), rng.uniform(0.5, 1.5, 4))
+
+
+def test_custom_vjp_in_body_refused():
+    @frit.custom_vjp
+    def clip_gradient(x):
+        return x
+
+    clip_gradient.defvjp(lambda x: (x, None), lambda res, g: (frit.clip(g, -0.5, 0.5),))
+
+    def looped(x):
+        x = x.copy()
+        with frit.loop(3):
+            x[...] = clip_gradient(x * 1.5)
+        return frit.sum(x)
+
+    x = rng.standard_normal(3)
+    np.testing.assert_allclose(np.asarray(frit.jit(looped)(x)), (x * 1.5 ** 3).sum())
+    with pytest.raises(frit.FritError, match="custom_vjp clip_gradient inside a frit.loop body"):
+        frit.grad(looped)(x)
