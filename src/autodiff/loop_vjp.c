@@ -146,8 +146,10 @@ static frit_uop *clone_node(clone *cl, frit_uop *u) {
   }
   frit_uop *r = u;
   if (changed && u->op == FRIT_OP_KERNEL) {
-    /* Design debt: copies of some explicit kernels (the radix sort's) schedule into programs
-     * that crash; until the cause is found, no explicit kernel is copied. */
+    /* Design debt: with copies of the radix sort's kernels in the body, the schedule ran the
+     * kernel computing the reverse loop's start after that loop (which then read a garbage
+     * start and gathered out of range); simple kernels copied fine. Until that is understood,
+     * no explicit kernel is copied. */
     ti_fail(cl->ctx, "grad", NULL, 0,
             "frit_vjp through host loop %lld: its body runs an explicit kernel (frit.kernel, or an op built from "
             "one: sort, argsort, linalg, ...) on values that change from iteration to iteration; the reverse pass "
