@@ -21,7 +21,6 @@ typedef struct clone {
   int probing;       /* > 0: finding out whether a nested loop changes */
   uint32_t probe_lo; /* while probing: nodes from here on may be copied again (nothing recorded) */
   bool collect;    /* record the captured float values (ext) */
-  int64_t loop_id; /* of the loop being differentiated, for messages */
   bool *seen;      /* by id: already in ext */
   kb_list ext;
 } clone;
@@ -145,18 +144,6 @@ static frit_uop *clone_node(clone *cl, frit_uop *u) {
     changed |= src[i] != u->src[i];
   }
   frit_uop *r = u;
-  if (changed && u->op == FRIT_OP_KERNEL) {
-    /* Design debt: with copies of the radix sort's kernels in the body, the schedule ran the
-     * kernel computing the reverse loop's start after that loop (which then read a garbage
-     * start and gathered out of range); simple kernels copied fine. Until that is understood,
-     * no explicit kernel is copied. */
-    ti_fail(cl->ctx, "grad", NULL, 0,
-            "frit_vjp through host loop %lld: its body runs an explicit kernel (frit.kernel, or an op built from "
-            "one: sort, argsort, linalg, ...) on values that change from iteration to iteration; the reverse pass "
-            "would have to copy it, which is not supported yet",
-            (long long)cl->loop_id);
-    goto fail;
-  }
   if (changed) {
     for (uint32_t i = 0; i < u->nsrc; i++)
       if (src[i] == u->src[i] && !note_ext(cl, u, i, src[i])) goto fail;
@@ -312,7 +299,7 @@ bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*wa
   }
   int64_t n = interval(ctx, T), S = (T + n - 1) / n, rows = n == 1 ? S : S + 1;
   bool ok = false;
-  clone cl = {ctx, st, UINT32_MAX, (uint32_t)ctx->count, NULL, NULL, 0, 0, true, L->arg.i1, NULL, {0}};
+  clone cl = {ctx, st, UINT32_MAX, (uint32_t)ctx->count, NULL, NULL, 0, 0, true, NULL, {0}};
   for (int j = 0; j < k; j++) cl.base = lp.P[j]->id < cl.base ? lp.P[j]->id : cl.base;
   cl.base = lp.ivar->id < cl.base ? lp.ivar->id : cl.base;
   cl.memo = calloc((size_t)cl.limit + 1, sizeof *cl.memo);
