@@ -166,8 +166,27 @@ def nbody_fit():
             p = p + dt * v
         return xp.mean((p - target) ** 2)
 
+    def sim_loop(mass):  # the same integrator as one frit.loop: its gradient is a reverse loop
+        p, v = frit.asarray(pos0).copy(), frit.asarray(vel0).copy()
+        with frit.loop(steps):
+            d = p[None, :, :] - p[:, None, :]
+            r2 = frit.sum(d * d, axis=-1) + 0.01
+            a = frit.sum(d * (mass[None, :] / (r2 * frit.sqrt(r2)))[:, :, None], axis=1)
+            v[...] = v + dt * a
+            p[...] = p + dt * v
+        return frit.mean((p - target) ** 2)
+
     g = frit.jit(frit.grad(lambda m: sim(frit, m)), dynamic=False)
+    gl = frit.jit(frit.grad(sim_loop), dynamic=False)
+    got, want = np.asarray(gl(m0)), np.asarray(g(m0))
+    assert np.allclose(got, want, rtol=1e-3, atol=1e-6 * np.abs(want).max()), "loop gradient differs"
     mine = its_per_s(lambda: np.asarray(g(m0)))
+    mine_loop = its_per_s(lambda: np.asarray(gl(m0)))
+    fwd = frit.jit(sim_loop, dynamic=False)
+    emit("nbody_fit_grad_100_steps_frit_loop", mine_loop, "it/s", {"frit unrolled": mine},
+         "N=64, gradient w.r.t. the masses through frit.loop (default checkpoints); kernels: "
+         "forward %d, forward+gradient %d (unrolled: %d)"
+         % (len(fwd.lower(m0).kernels), len(gl.lower(m0).kernels), len(g.lower(m0).kernels)))
     peers = {}
     if torch is not None:
         mt = torch.from_numpy(m0)

@@ -567,6 +567,11 @@ typedef frit_status (*frit_vjp_rule)(frit_ctx *ctx, const int64_t *params, frit_
                                      int nin, frit_tensor *const *ins, frit_tensor **grads);
 frit_status frit_set_vjp(frit_ctx *ctx, frit_tensor *out, int nin, frit_tensor *const *ins, frit_vjp_rule rule,
                          const int64_t *params, int nparams);
+/* Gradients through host loops store the carried values entering every n-th iteration and
+ * recompute the others in the reverse pass: n = 1 stores them all (memory T carries, no
+ * recomputation), larger n stores T/n and recomputes about T - T/n iterations. n = 0 (default):
+ * $FRIT_LOOP_CHECKPOINT if set, else ceil(sqrt(T)). Read when frit_vjp runs. */
+frit_status frit_set_loop_checkpoint(frit_ctx *ctx, int n);
 /* x's value as a new node (never hash-consed with another): for frit_set_vjp on a value that is
  * one of the rule's inputs. An identity once compiled. */
 frit_tensor *frit_identity(frit_ctx *ctx, frit_tensor *x);

@@ -1,7 +1,8 @@
 /* Tests of reverse-mode autodiff through the C API (frit_grad, frit_vjp, frit_set_vjp,
  * frit_stop_gradient): a small network's gradients compiled and interpreted against central
  * finite differences of the same loss evaluated by plain C here; a user gradient rule; grad of
- * grad; and the errors (non-float, non-scalar, explicit kernels). */
+ * grad; host loops (stop conditions, captured values, nested loops, checkpoint intervals); and the
+ * errors (non-float, non-scalar, explicit kernels, loops with bounds computed at run time). */
 #include "check.h"
 #include "frit.h"
 
@@ -140,6 +141,188 @@ static void test_rule_stop_and_second_order(void) {
   frit_ctx_free(ctx);
 }
 
+
+/* Host loops: for i in [0, 9): x = x * w + 0.1 sin(v); v = v + 0.05 sum(x * x) + 0.01 i;
+ * stop after i == STOP. loss = sum(x^2) + v. Gradient w.r.t. x0, w and v0 against central
+ * differences of the same loop in plain C, for checkpoint intervals 1, 2 and the default. */
+enum { LN = 5, LT = 9, LSTOP = 6 };
+static double loop_loss_c(const double *x0, const double *w, double v0) {
+  double x[LN], v = v0;
+  memcpy(x, x0, sizeof x);
+  for (int i = 0; i < LT; i++) {
+    double sv = sin(v), ss = 0;
+    for (int j = 0; j < LN; j++) x[j] = x[j] * w[j] + 0.1 * sv, ss += x[j] * x[j];
+    v = v + 0.05 * ss + 0.01 * i;
+    if (i >= LSTOP) break;
+  }
+  double l = v;
+  for (int j = 0; j < LN; j++) l += x[j] * x[j];
+  return l;
+}
+
+static frit_tensor *f64c(frit_ctx *ctx, double v) { return frit_full(ctx, FRIT_F64, 0, NULL, v); }
+
+static void test_host_loop(int interpret, int ckpt) {
+  frit_ctx *ctx = frit_ctx_new();
+  CHECK_EQ_INT(frit_set_loop_checkpoint(ctx, ckpt), FRIT_OK);
+  frit_tensor *x0 = frit_input(ctx, "x", FRIT_F64, 1, D(LN)), *w = frit_input(ctx, "w", FRIT_F64, 1, D(LN));
+  frit_tensor *v0 = frit_input(ctx, "v", FRIT_F64, 0, NULL);
+  frit_tensor *init[2] = {x0, v0}, *c[2], *i, *nx[2], *res[2];
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, LT),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 2, init, &i, c), FRIT_OK);
+  nx[0] = frit_binary_t(ctx, FRIT_BF_ADD, frit_binary_t(ctx, FRIT_BF_MUL, c[0], w),
+                        frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.1), frit_unary_t(ctx, FRIT_UF_SIN, c[1])));
+  frit_tensor *ss = frit_reduce(ctx, FRIT_RF_SUM, frit_binary_t(ctx, FRIT_BF_MUL, nx[0], nx[0]), NULL, FRIT_ALL_AXES, 0, 0);
+  nx[1] = frit_binary_t(ctx, FRIT_BF_ADD, frit_binary_t(ctx, FRIT_BF_ADD, c[1], frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.05), ss)),
+                        frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.01), frit_astype(ctx, i, FRIT_F64)));
+  frit_tensor *stop = frit_binary_t(ctx, FRIT_BF_GE, i, frit_scalar_i(ctx, FRIT_I64, LSTOP));
+  CHECK_EQ_INT(frit_host_loop_end(ctx, nx, stop, res), FRIT_OK);
+  frit_tensor *loss = frit_binary_t(ctx, FRIT_BF_ADD, res[1],
+                                    frit_reduce(ctx, FRIT_RF_SUM, frit_binary_t(ctx, FRIT_BF_MUL, res[0], res[0]), NULL,
+                                                FRIT_ALL_AXES, 0, 0));
+  frit_tensor *g[3];
+  frit_status st = frit_grad(ctx, loss, 3, (frit_tensor *const[]){x0, w, v0}, g);
+  if (st != FRIT_OK) fprintf(stderr, "grad: %s\n", frit_error(ctx));
+  CHECK_EQ_INT(st, FRIT_OK);
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.interpret = interpret;
+  frit_program *p = st == FRIT_OK ? frit_compile(ctx, (frit_tensor *const[]){loss, g[0], g[1], g[2]}, 4, &o) : NULL;
+  if (st == FRIT_OK && !p) fprintf(stderr, "compile: %s\n", frit_error(ctx));
+  CHECK(p != NULL);
+  if (p) {
+    double xv[LN], wv[LN], vv = 0.3, l, gx[LN], gw[LN], gv;
+    for (int j = 0; j < LN; j++) xv[j] = 0.2 * j - 0.3, wv[j] = 0.9 - 0.07 * j;
+    void *ins[3];
+    for (int k = 0; k < frit_program_num_inputs(p); k++) {
+      const char *nm = frit_program_input_name(p, k);
+      ins[k] = nm[0] == 'x' ? (void *)xv : nm[0] == 'w' ? (void *)wv : (void *)&vv;
+    }
+    CHECK_EQ_INT(frit_program_run(p, ins, (void *[]){&l, gx, gw, &gv}, NULL, 0), FRIT_OK);
+    CHECK(fabs(l - loop_loss_c(xv, wv, vv)) < 1e-12);
+    double e = 1e-6, bad = 0;
+    for (int j = 0; j < LN; j++) {
+      double a[LN], b[LN];
+      memcpy(a, xv, sizeof a), memcpy(b, xv, sizeof b);
+      a[j] += e, b[j] -= e;
+      double fx = (loop_loss_c(a, wv, vv) - loop_loss_c(b, wv, vv)) / (2 * e);
+      memcpy(a, wv, sizeof a), memcpy(b, wv, sizeof b);
+      a[j] += e, b[j] -= e;
+      double fw = (loop_loss_c(xv, a, vv) - loop_loss_c(xv, b, vv)) / (2 * e);
+      bad += fabs(fx - gx[j]) > 1e-6 * (1 + fabs(fx)) || fabs(fw - gw[j]) > 1e-6 * (1 + fabs(fw));
+    }
+    double fv = (loop_loss_c(xv, wv, vv + e) - loop_loss_c(xv, wv, vv - e)) / (2 * e);
+    bad += fabs(fv - gv) > 1e-6 * (1 + fabs(fv));
+    if (bad) fprintf(stderr, "host loop grad (interpret %d, checkpoint %d): gv %g want %g\n", interpret, ckpt, gv, fv);
+    CHECK(bad == 0);
+  }
+  frit_ctx_free(ctx);
+}
+
+/* Nested host loops: for i in [0, 3): { y = x; for j in [0, 2): y = sin(y) * w; x = x + 0.5 y }
+ * loss = sum(x^2), gradient w.r.t. x and w against central differences; and a loop whose bounds
+ * are computed at run time, refused by name. */
+static double nested_c(const double *x0, const double *w) {
+  double x[3], l = 0;
+  memcpy(x, x0, sizeof x);
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) {
+      double y = x[k];
+      for (int j = 0; j < 2; j++) y = sin(y) * w[k];
+      x[k] += 0.5 * y;
+    }
+  for (int k = 0; k < 3; k++) l += x[k] * x[k];
+  return l;
+}
+
+static void test_host_loop_nested(int interpret) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *x0 = frit_input(ctx, "x", FRIT_F64, 1, D(3)), *w = frit_input(ctx, "w", FRIT_F64, 1, D(3));
+  frit_tensor *i, *j, *x, *y, *nx, *ny, *rx, *ry;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 3),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &i, &x), FRIT_OK);
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 2),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x, &j, &y), FRIT_OK);
+  ny = frit_binary_t(ctx, FRIT_BF_MUL, frit_unary_t(ctx, FRIT_UF_SIN, y), w);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &ny, NULL, &ry), FRIT_OK);
+  nx = frit_binary_t(ctx, FRIT_BF_ADD, x, frit_binary_t(ctx, FRIT_BF_MUL, f64c(ctx, 0.5), ry));
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nx, NULL, &rx), FRIT_OK);
+  frit_tensor *loss = frit_reduce(ctx, FRIT_RF_SUM, frit_binary_t(ctx, FRIT_BF_MUL, rx, rx), NULL, FRIT_ALL_AXES, 0, 0);
+  frit_tensor *g[2];
+  frit_status st = frit_grad(ctx, loss, 2, (frit_tensor *const[]){x0, w}, g);
+  if (st != FRIT_OK) fprintf(stderr, "grad: %s\n", frit_error(ctx));
+  CHECK_EQ_INT(st, FRIT_OK);
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.interpret = interpret;
+  frit_program *p = st == FRIT_OK ? frit_compile(ctx, (frit_tensor *const[]){g[0], g[1]}, 2, &o) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    double xv[3] = {0.4, -0.7, 1.1}, wv[3] = {0.8, 1.2, -0.6}, gx[3], gw[3];
+    bool x_first = frit_program_input_name(p, 0)[0] == 'x';
+    CHECK_EQ_INT(frit_program_run(p, x_first ? (void *[]){xv, wv} : (void *[]){wv, xv}, (void *[]){gx, gw}, NULL, 0),
+                 FRIT_OK);
+    int bad = 0;
+    for (int k = 0; k < 3; k++) {
+      double a[3], b[3], e = 1e-6;
+      memcpy(a, xv, sizeof a), memcpy(b, xv, sizeof b);
+      a[k] += e, b[k] -= e;
+      double fx = (nested_c(a, wv) - nested_c(b, wv)) / (2 * e);
+      memcpy(a, wv, sizeof a), memcpy(b, wv, sizeof b);
+      a[k] += e, b[k] -= e;
+      double fw = (nested_c(xv, a) - nested_c(xv, b)) / (2 * e);
+      bad += fabs(fx - gx[k]) > 1e-6 * (1 + fabs(fx)) || fabs(fw - gw[k]) > 1e-6 * (1 + fabs(fw));
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+  /* bounds computed at run time: refused, naming frit_vjp and the loop */
+  frit_tensor *n = frit_astype(ctx, frit_reduce(ctx, FRIT_RF_SUM, w, NULL, FRIT_ALL_AXES, 0, 0), FRIT_I64), *k, *c, *nc, *rc;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), n, frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &k, &c),
+               FRIT_OK);
+  nc = frit_binary_t(ctx, FRIT_BF_MUL, c, w);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nc, NULL, &rc), FRIT_OK);
+  frit_tensor *l2 = frit_reduce(ctx, FRIT_RF_SUM, rc, NULL, FRIT_ALL_AXES, 0, 0), *g2;
+  st = frit_grad(ctx, l2, 1, &w, &g2);
+  CHECK(st != FRIT_OK && strstr(frit_error(ctx), "frit_vjp through host loop") && strstr(frit_error(ctx), "run time"));
+  frit_clear_error(ctx);
+  /* the same loop inside a constant one: refused while the reverse loops are open, which are
+   * closed again (the ctx builds loops and gradients afterwards) */
+  frit_tensor *oi, *oc, *onc, *orc;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 2),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &oi, &oc), FRIT_OK);
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), n, frit_scalar_i(ctx, FRIT_I64, 1), 1, &oc, &k, &c),
+               FRIT_OK);
+  nc = frit_binary_t(ctx, FRIT_BF_MUL, c, w);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &nc, NULL, &rc), FRIT_OK);
+  onc = frit_binary_t(ctx, FRIT_BF_ADD, oc, rc);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &onc, NULL, &orc), FRIT_OK);
+  st = frit_grad(ctx, frit_reduce(ctx, FRIT_RF_SUM, orc, NULL, FRIT_ALL_AXES, 0, 0), 1, &w, &g2);
+  CHECK(st != FRIT_OK && strstr(frit_error(ctx), "frit_vjp through host loop") && strstr(frit_error(ctx), "run time"));
+  frit_clear_error(ctx);
+  CHECK_EQ_INT(frit_grad(ctx, loss, 2, (frit_tensor *const[]){x0, w}, g), FRIT_OK);
+  CHECK(frit_compile(ctx, (frit_tensor *const[]){g[0], g[1]}, 2, &o) != NULL);
+  CHECK_EQ_INT(frit_set_loop_checkpoint(ctx, -1), FRIT_ERR_INVALID);
+  frit_clear_error(ctx);
+  /* a gradient rule on a body node stays with the body's copies: c = 3c with the rule's slope 5,
+   * three times */
+  frit_tensor *ri, *rcr, *rn, *rr, *rg;
+  CHECK_EQ_INT(frit_host_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 3),
+                                    frit_scalar_i(ctx, FRIT_I64, 1), 1, &x0, &ri, &rcr), FRIT_OK);
+  rn = frit_binary_t(ctx, FRIT_BF_MUL, rcr, f64c(ctx, 3.0));
+  CHECK_EQ_INT(frit_set_vjp(ctx, rn, 1, &rcr, slope5, (const int64_t[]){42}, 1), FRIT_OK);
+  CHECK_EQ_INT(frit_host_loop_end(ctx, &rn, NULL, &rr), FRIT_OK);
+  CHECK_EQ_INT(frit_grad(ctx, frit_reduce(ctx, FRIT_RF_SUM, rr, NULL, FRIT_ALL_AXES, 0, 0), 1, &x0, &rg), FRIT_OK);
+  frit_program *rp = frit_compile(ctx, &rg, 1, &o);
+  CHECK(rp != NULL);
+  if (rp) {
+    double xv[3] = {1, 2, 3}, gv[3];
+    CHECK_EQ_INT(frit_program_run(rp, (void *[]){xv}, (void *[]){gv}, NULL, 0), FRIT_OK);
+    for (int q = 0; q < 3; q++) CHECK(fabs(gv[q] - 125.0) < 1e-12);
+  }
+  frit_clear_error(ctx);
+  frit_ctx_free(ctx);
+}
+
 #define CHECK_FAILS(ctx, expr, sub)                                                                \
   do {                                                                                             \
     frit_status st_ = (expr);                                                                      \
@@ -183,5 +366,11 @@ int main(void) {
   test_network(1);
   test_rule_stop_and_second_order();
   test_errors();
+  for (int ck = 0; ck <= 2; ck++) {
+    test_host_loop(0, ck);
+    test_host_loop(1, ck);
+  }
+  test_host_loop_nested(0);
+  test_host_loop_nested(1);
   CHECK_DONE();
 }

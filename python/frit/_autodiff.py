@@ -28,27 +28,69 @@ _Array = A.Array
 
 class _Pending(threading.local):
     error = None  # an exception of a custom_vjp rule, raised once frit_vjp has returned
+    # the gradients of the last frit_vjp call, by its arguments: the n gradients of one call
+    # are n nodes, and a host loop's reverse pass is not hash-consed (each frit_vjp call would
+    # build a new one), so they share one call
+    last = None
 
 
 _pending = _Pending()
 
 
-def _b_vjp(ctx, ts, i, nwrt, has_seed):
+def _b_vjp(ctx, ts, i, nwrt, has_seed, loop_checkpoint=0):
     """Gradient i of ts[0] (seeded by ts[1] when has_seed) with respect to the last nwrt tensors."""
+    key = (ctx, tuple(ts), nwrt, has_seed, loop_checkpoint)
+    last = _pending.last
+    if last is not None and last[0] == key and i in last[2]:
+        last[2].discard(i)
+        if not last[2]:  # every gradient taken: a later context may reuse these addresses
+            _pending.last = None
+        return last[1][i]
     wrt = (_p * nwrt)(*ts[len(ts) - nwrt:])
     grads = (_p * nwrt)()
     _pending.error = None
-    if _vjp(ctx, ts[0], ts[1] if has_seed else None, nwrt, wrt, grads) != 0:
+    L.fn["frit_set_loop_checkpoint"](ctx, loop_checkpoint)
+    try:
+        st = _vjp(ctx, ts[0], ts[1] if has_seed else None, nwrt, wrt, grads)
+    finally:
+        L.fn["frit_set_loop_checkpoint"](ctx, 0)
+    if st != 0:
         e, _pending.error = _pending.error, None
         if e is not None:
             L.fn["frit_clear_error"](ctx)
             raise e
         return None
+    rest = set(range(nwrt)) - {i}
+    _pending.last = (key, list(grads), rest) if rest else None
     return grads[i]
 
 
 def _b_identity(ctx, ts):
     return L.fn["frit_identity"](ctx, ts[0])
+
+
+def _refuse_rule(name):
+    def rule(ctx, params, t_out, t_g, nin, ins, grads):
+        _pending.error = FritError(
+            "custom_vjp %s inside a frit.loop body: its rule is not carried into the loop's gradient "
+            "yet (call it outside the loop, or differentiate the function without the rule)" % name)
+        return 2
+
+    return _RULE(rule)
+
+
+_REFUSERS = {}
+
+
+def _b_refuse(ctx, ts, name):
+    """x as a node of its own whose gradient rule raises (custom_vjp inside frit.loop)."""
+    t = L.fn["frit_identity"](ctx, ts[0])
+    cb = _REFUSERS.get(name)
+    if cb is None:
+        cb = _REFUSERS[name] = _refuse_rule(name)
+    if not t or _set_vjp(ctx, t, 1, (_p * 1)(ts[0]), C.cast(cb, _p), None, 0) != 0:
+        return None
+    return t
 
 
 def _b_stop(ctx, ts):
@@ -97,11 +139,21 @@ def _as_float_arg(x):
     return np.asarray(x, np.float64) if type(x) is float else x
 
 
-def _vjp_of(out, seed, leaves):
+def _vjp_of(out, seed, leaves, loop_checkpoint=0):
     """The gradients of sum(out * seed) (seed None: out is 0-d) with respect to leaves."""
     ops = [out] + ([seed] if seed is not None else []) + leaves
     n = len(leaves)
-    return [A.apply(_b_vjp, ops, (i, n, seed is not None)) for i in range(n)]
+    return [A.apply(_b_vjp, ops, (i, n, seed is not None, _checkpoint(loop_checkpoint)))
+            for i in range(n)]
+
+
+def _checkpoint(n):
+    if n is None:
+        return 0
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise FritTypeError("loop_checkpoint: an int >= 1 (store the carried values of every n-th "
+                            "frit.loop iteration) or 0/None (default), got %r" % (n,))
+    return n
 
 
 def _check_scalar(out, who):
@@ -117,7 +169,7 @@ def _check_scalar(out, who):
     return out
 
 
-def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
+def _grad_trace(fun, argnums, has_aux, with_value, who, loop_checkpoint, args, kwargs):
     single, nums = _argnums(argnums, len(args), who)
     per_arg = [_float_leaves(args[k], who, "argument %d" % k, complex_ok=True) for k in nums]
     args = list(args)
@@ -131,7 +183,7 @@ def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
         res, aux = res
     out = _check_scalar(res, who)
     flat = [a for _, leaves in per_arg for a in leaves]
-    g = iter(_vjp_of(out, None, flat))
+    g = iter(_vjp_of(out, None, flat, loop_checkpoint))
     grads = tuple(_unflatten(tree, g) for tree, _ in per_arg)
     grads = grads[0] if single else grads
     if with_value:
@@ -139,8 +191,10 @@ def _grad_trace(fun, argnums, has_aux, with_value, who, args, kwargs):
     return (grads, aux) if has_aux else grads
 
 
-def _differentiable(fun, argnums, has_aux, with_value, who):
-    traced = jit(lambda *a, **k: _grad_trace(fun, argnums, has_aux, with_value, who, a, k))
+def _differentiable(fun, argnums, has_aux, with_value, who, loop_checkpoint=None):
+    _checkpoint(loop_checkpoint)
+    traced = jit(lambda *a, **k: _grad_trace(fun, argnums, has_aux, with_value, who,
+                                             loop_checkpoint, a, k))
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
@@ -152,21 +206,23 @@ def _differentiable(fun, argnums, has_aux, with_value, who):
     return wrapper
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, loop_checkpoint=None):
     """The gradient of fun (which returns a 0-d float array) with respect to positional
     argument(s) argnums, each a float array or a pytree of them: a function of the same arguments
     returning gradients of the same structure (a tuple when argnums is a tuple). has_aux: fun
-    returns (output, aux) and the function returns (gradients, aux)."""
-    return _differentiable(fun, argnums, has_aux, False, "grad")
+    returns (output, aux) and the function returns (gradients, aux). loop_checkpoint: through a
+    frit.loop, store the carried values of every n-th iteration and recompute the others in the
+    reverse pass (1: store all; None/0: $FRIT_LOOP_CHECKPOINT, else ceil(sqrt(trips)))."""
+    return _differentiable(fun, argnums, has_aux, False, "grad", loop_checkpoint)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun, argnums=0, has_aux=False, loop_checkpoint=None):
     """Like grad, returning (fun's output, gradients); with has_aux ((output, aux), gradients).
     Forward and backward pass are one compiled program."""
-    return _differentiable(fun, argnums, has_aux, True, "value_and_grad")
+    return _differentiable(fun, argnums, has_aux, True, "value_and_grad", loop_checkpoint)
 
 
-def _vjp_trace(fun, has_aux, primals, cotangent):
+def _vjp_trace(fun, has_aux, primals, cotangent, loop_checkpoint=None):
     trees = [_float_leaves(p, "vjp", "primal %d" % i) for i, p in enumerate(primals)]
     args = [_unflatten(t, iter(ls)) for t, ls in trees]
     res = fun(*args)
@@ -187,20 +243,22 @@ def _vjp_trace(fun, has_aux, primals, cotangent):
                                 % _describe(o))
         if c.shape != o.shape and None not in c.shape + o.shape:
             raise FritTypeError("vjp: cotangent of %s for an output of %s" % (_describe(c), _describe(o)))
-        gs = _vjp_of(o, c, flat)
+        gs = _vjp_of(o, c, flat, loop_checkpoint)
         total = gs if total is None else [a + b for a, b in zip(total, gs)]
     it = iter(total)
     return tuple(_unflatten(t, it) for t, _ in trees)
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, loop_checkpoint=None):
     """(fun(*primals), vjp_fn[, aux]): vjp_fn(cotangent) returns the gradients of
     sum(output * cotangent) with respect to each primal, as a tuple. vjp_fn runs forward and
-    backward again as one compiled program (frit keeps no residuals between calls)."""
+    backward again as one compiled program (frit keeps no residuals between calls).
+    loop_checkpoint: as for grad (frit.loop)."""
+    _checkpoint(loop_checkpoint)
     primals = tuple(_as_float_arg(p) for p in primals)
     res = jit(fun)(*primals)
     out, aux = (res[0], res[1]) if has_aux else (res, None)
-    back = jit(lambda ps, ct: _vjp_trace(fun, has_aux, ps, ct))
+    back = jit(lambda ps, ct: _vjp_trace(fun, has_aux, ps, ct, loop_checkpoint))
 
     def vjp_fn(cotangent):
         return back(primals, cotangent)
@@ -282,6 +340,12 @@ class custom_vjp:
             return out
         sess = n.sess
         bwd = self.bwd
+        from ._control import _innermost_loop
+        if _innermost_loop() is not None:
+            # a frit.loop body is recorded, then built again: a rule attached here would stay with
+            # the recording, and its residuals are values of that one pass. Refused when
+            # differentiated (the build attaches a refusing rule), never a silently other gradient.
+            return A.apply(_b_refuse, [out], (getattr(self.fun, "__name__", "f"),))
         out = A.apply(_b_identity, [out])  # a node of its own, even when f returns an argument
 
         def rule(ctx, params, t_out, t_g, nin, ins, grads):

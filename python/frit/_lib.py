@@ -139,6 +139,7 @@ _PROTOS = {
     "frit_unary_t": (_p, [_p, C.c_int, _p]), "frit_binary_t": (_p, [_p, C.c_int, _p, _p]),
     "frit_vjp": (C.c_int, [_p, _p, _p, C.c_int, C.POINTER(_p), C.POINTER(_p)]),
     "frit_stop_gradient": (_p, [_p, _p]), "frit_identity": (_p, [_p, _p]),
+    "frit_set_loop_checkpoint": (C.c_int, [_p, C.c_int]),
     "frit_set_vjp": (C.c_int, [_p, _p, C.c_int, C.POINTER(_p), _p, C.POINTER(C.c_int64), C.c_int]),
     "frit_where": (_p, [_p, _p, _p, _p]), "frit_clip": (_p, [_p, _p, _p, _p]),
     "frit_astype": (_p, [_p, _p, C.c_uint32]), "frit_promote": (C.c_uint32, [C.c_uint32, C.c_uint32]),

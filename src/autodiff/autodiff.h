@@ -17,4 +17,15 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
  * by the rules with an error, never a silent zero). */
 static inline bool ad_dtype_carries(frit_dtype dt) { return frit_dtype_is_float(dt) || frit_dtype_is_complex(dt); }
 
+/* frit_vjp for several outputs at once: grads[i] gets the cotangent of wrt[i] for the seed
+ * seeds[o] (outs[o]'s shape and dtype) on each output (grad.c). */
+frit_status ad_vjp_multi(frit_ctx *ctx, int nout, frit_tensor *const *outs, frit_tensor *const *seeds, int nwrt,
+                         frit_tensor *const *wrt, frit_tensor **grads);
+
+/* The VJP of a host loop L (loop_vjp.c): gres[j] is the cotangent of its result j (AFTER of
+ * CARRY j; NULL: none). Calls emit(cb, v, cot) for each init and each captured float value v
+ * (used by the body, made outside it) for which want(cb, v) holds. False with an error in ctx. */
+bool ad_loop_vjp(frit_ctx *ctx, frit_uop *L, frit_tensor *const *gres, bool (*want)(void *, frit_uop *),
+                 bool (*emit)(void *, frit_uop *, frit_tensor *), void *cb);
+
 #endif

@@ -3,6 +3,8 @@
 #include "autodiff/autodiff.h"
 #include "ir/walk.h"
 
+#include <string.h>
+
 /* Position of node id in the topologically (= id) sorted walk, or -1. */
 static long position(frit_uop *const *order, size_t n, uint32_t id) {
   size_t lo = 0, hi = n;
@@ -29,6 +31,11 @@ static bool same_shape(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {
   for (int i = 0; i < sa->ndim; i++)
     if (!ti_dim_eq(sa->dims[i], sb->dims[i])) return false;
   return true;
+}
+
+static int cmp_id(const void *a, const void *b) {
+  uint32_t x = (*(frit_uop *const *)a)->id, y = (*(frit_uop *const *)b)->id;
+  return x < y ? -1 : x > y;
 }
 
 typedef struct grad_walk {
@@ -94,6 +101,63 @@ static bool custom_rule(frit_ctx *ctx, grad_walk *w, frit_uop *u, frit_tensor *g
   return true;
 }
 
+/* The nodes reachable from several roots, in id order, each once. */
+static frit_uop **walk_roots(int n, frit_tensor *const *roots, size_t *count) {
+  if (n == 1) return frit_walk_topo(TI_U(roots[0]), count);
+  frit_uop **all = NULL;
+  size_t total = 0;
+  for (int i = 0; i < n; i++) {
+    size_t m;
+    frit_uop **o = frit_walk_topo(TI_U(roots[i]), &m);
+    frit_uop **grown = o ? realloc(all, (total + m) * sizeof *all) : NULL;
+    if (!grown) {
+      free(o), free(all);
+      return NULL;
+    }
+    all = grown;
+    memcpy(all + total, o, m * sizeof *o);
+    total += m;
+    free(o);
+  }
+  /* merge: sort by id, drop repeats */
+  qsort(all, total, sizeof *all, cmp_id);
+  size_t k = 0;
+  for (size_t i = 0; i < total; i++)
+    if (k == 0 || all[k - 1] != all[i]) all[k++] = all[i];
+  *count = k;
+  return all;
+}
+
+typedef struct loop_cb {
+  frit_ctx *ctx;
+  grad_walk *w;
+} loop_cb;
+
+static bool loop_want(void *arg, frit_uop *v) {
+  grad_walk *w = ((loop_cb *)arg)->w;
+  long k = position(w->order, w->n, v->id);
+  return k >= 0 && w->needs[k];
+}
+
+static bool loop_emit(void *arg, frit_uop *v, frit_tensor *c) {
+  loop_cb *cb = arg;
+  return !loop_want(arg, v) || accumulate(cb->ctx, cb->w, v, c);
+}
+
+/* A host loop's results (AFTER(CARRY j, LOOP)) pass their cotangents to the LOOP, which runs
+ * its reverse loop once all of them are in (every result has a larger id than the LOOP). */
+static bool loop_stash(frit_ctx *ctx, grad_walk *w, frit_tensor ****lc, frit_uop *u, frit_tensor *g) {
+  frit_uop *L = u->src[1];
+  long k = position(w->order, w->n, L->id);
+  FRIT_ASSERT(k >= 0 && u->src[0]->op == FRIT_OP_CARRY);
+  if (!*lc && !(*lc = calloc(w->n, sizeof **lc))) return frit_set_error(ctx, FRIT_ERR_NOMEM, "grad: out of memory"), false;
+  if (!(*lc)[k] && !((*lc)[k] = calloc((size_t)L->arg.i0 + 1, sizeof ***lc)))
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "grad: out of memory"), false;
+  frit_tensor **slot = &(*lc)[k][u->src[0]->arg.i1];
+  *slot = *slot ? ti_alu2(ctx, FRIT_OP_ADD, *slot, g) : g;
+  return *slot != NULL;
+}
+
 frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwrt, frit_tensor *const *wrt,
                      frit_tensor **grads) {
   if (!ctx) return FRIT_ERR_INVALID;
@@ -104,17 +168,24 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
   for (int i = 0; i < nwrt; i++) {
     grads[i] = NULL;
     if (!wrt[i]) return ti_fail(ctx, "grad", NULL, 0, "wrt[%d] is NULL", i), ctx->status;
-    if (!frit_shape_of(ctx, TI_U(wrt[i]))) return ctx->status;
-    if (check_float(ctx, "wrt", i, wrt[i]) != FRIT_OK) return ctx->status;
   }
   if (!frit_shape_of(ctx, TI_U(out)) || check_float(ctx, "the output", -1, out) != FRIT_OK) return ctx->status;
   const frit_shape *so = ti_shape(ctx, out);
   frit_tensor *g = seed ? ti_broadcast(ctx, "grad", ti_cast(ctx, seed, frit_tensor_dtype(out)), so->ndim, so->dims)
                         : ti_const_f(ctx, frit_tensor_dtype(out), 1, out);
   if (!g) return ctx->status;
+  return ad_vjp_multi(ctx, 1, &out, &g, nwrt, wrt, grads);
+}
 
+frit_status ad_vjp_multi(frit_ctx *ctx, int nout, frit_tensor *const *outs, frit_tensor *const *seeds, int nwrt,
+                         frit_tensor *const *wrt, frit_tensor **grads) {
+  for (int i = 0; i < nwrt; i++) {
+    grads[i] = NULL;
+    if (!frit_shape_of(ctx, TI_U(wrt[i]))) return ctx->status;
+    if (check_float(ctx, "wrt", i, wrt[i]) != FRIT_OK) return ctx->status;
+  }
   grad_walk w = {0};
-  w.order = frit_walk_topo(TI_U(out), &w.n);
+  w.order = walk_roots(nout, outs, &w.n);
   w.needs = w.order ? calloc(w.n, sizeof *w.needs) : NULL;
   w.cot = w.order ? calloc(w.n, sizeof *w.cot) : NULL;
   if (!w.order || !w.needs || !w.cot) {
@@ -177,11 +248,23 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
   }
   free(dep);
   frit_status st = FRIT_OK;
-  w.cot[w.n - 1] = g;
+  for (int o = 0; o < nout && st == FRIT_OK; o++)
+    if (!accumulate(ctx, &w, TI_U(outs[o]), seeds[o])) st = ctx->status;
+  frit_tensor ***loopcot = NULL; /* by position of a LOOP: its results' cotangents */
+  loop_cb lcb = {ctx, &w};
   for (size_t k = w.n; k-- > 0 && st == FRIT_OK;) {
     frit_uop *u = w.order[k];
+    if (u->op == FRIT_OP_LOOP && loopcot && loopcot[k]) {
+      if (!ad_loop_vjp(ctx, u, loopcot[k], loop_want, loop_emit, &lcb))
+        st = ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
+      continue;
+    }
     if (!w.needs[k] || !w.cot[k]) continue;
     if (custom_rule(ctx, &w, u, w.cot[k], &st)) continue;
+    if (u->op == FRIT_OP_AFTER && u->src[1]->op == FRIT_OP_LOOP) {
+      if (!loop_stash(ctx, &w, &loopcot, u, w.cot[k])) st = ctx->status;
+      continue;
+    }
     bool want[4] = {false, false, false, false};
     frit_tensor *contrib[4] = {NULL, NULL, NULL, NULL};
     bool any = false;
@@ -208,6 +291,9 @@ frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwr
     grads[i] = k >= 0 && w.cot[k] ? w.cot[k] : ti_const_f(ctx, frit_tensor_dtype(wrt[i]), 0, wrt[i]);
     if (!grads[i]) st = ctx->status;
   }
+  if (loopcot)
+    for (size_t k = 0; k < w.n; k++) free(loopcot[k]);
+  free(loopcot);
   walk_free(&w);
   return st;
 }

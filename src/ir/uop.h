@@ -74,6 +74,8 @@ struct frit_ctx {
   int tensor_ninputs;
   /* tensor frontend: gradient rules attached to nodes (src/tensor/custom_vjp.c) */
   struct ti_vjp_table *vjp_rules;
+  /* autodiff: checkpoint interval of host-loop gradients (0: default; frit_set_loop_checkpoint) */
+  int loop_checkpoint;
 };
 
 /* Records an error in ctx (printf-style) and returns `st`. */

@@ -483,6 +483,10 @@ static frit_status emit_region(order_ctx *O, int r) {
   int li = 0;
   for (int s = 0; s <= O->nin; s++) {
     uint32_t key = s < O->nplain ? O->in[s].root->id : UINT32_MAX;
+    /* another region's kernel neither runs here nor places this region's loops: its root may
+     * be a node a rewrite made late, with an id past loops that must follow this region's
+     * kernels (a reverse loop whose computed start reads an earlier loop's result) */
+    if (s < O->nplain && O->in[s].root->id < L->nids && L->region[O->in[s].root->id] != r) continue;
     /* loops of this region whose LOOP node precedes this kernel's root */
     for (; li < L->nloops; li++) {
       int l = O->loop_order[li];

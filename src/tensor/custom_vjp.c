@@ -82,3 +82,12 @@ bool ti_vjp_lookup(frit_ctx *ctx, const frit_uop *u, frit_vjp_rule *rule, int *n
   *rule = e->rule, *nin = e->nin, *ins = e->ins, *params = e->params;
   return true;
 }
+
+frit_status ti_vjp_copy(frit_ctx *ctx, const frit_uop *from, frit_tensor *to, frit_tensor *const *ins) {
+  frit_vjp_rule rule;
+  int nin;
+  frit_tensor *const *old;
+  const int64_t *params;
+  if (!ti_vjp_lookup(ctx, from, &rule, &nin, &old, &params)) return FRIT_OK;
+  return frit_set_vjp(ctx, to, nin, ins, rule, params, VJP_MAX_PARAMS);
+}

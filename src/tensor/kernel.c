@@ -80,6 +80,7 @@ static void state_destroy(void *p) {
   free(st->vars);
   kb_map_free(&st->leaves);
   kb_map_free(&st->memo);
+  kb_map_free(&st->trips);
   free(st->written.v);
   free(st->res_old.v);
   free(st->res_new.v);

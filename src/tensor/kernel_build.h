@@ -70,6 +70,9 @@ typedef struct kb_state {
   kb_host_loop *loops;
   size_t nloops, caploops;
   int64_t next_loop_id;
+  /* host loops whose bounds are computed but bounded by construction (the reverse loops of
+   * frit_vjp, src/autodiff/loop_vjp.c): loop id -> the most trips they run */
+  kb_map trips;
 } kb_state;
 
 /* The ctx's builder state; created on first use when `create` (NULL on OOM, with an error). */

@@ -125,6 +125,10 @@ frit_tensor *ti_axis_index(frit_ctx *ctx, frit_tensor *like, int axis);
 bool ti_vjp_lookup(frit_ctx *ctx, const frit_uop *u, frit_vjp_rule *rule, int *nin, frit_tensor *const **ins,
                    const int64_t **params);
 
+/* Attaches the rule of `from` (if any, with its params) to `to`, with inputs ins (as many as
+ * from's): for copies of a graph (host-loop gradients copy loop bodies). */
+frit_status ti_vjp_copy(frit_ctx *ctx, const frit_uop *from, frit_tensor *to, frit_tensor *const *ins);
+
 /* The frontend's inputs counter (see frit_input). */
 int ti_next_input(frit_ctx *ctx);
 
