@@ -85,8 +85,9 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=None, help="Adam lr (mlp 1e-3, cnn 5e-4)")
-    ap.add_argument("--schedule", choices=("cosine", "constant"), default="cosine",
-                    help="learning rate over the run (cosine: decays to lr/20)")
+    ap.add_argument("--schedule", choices=("cosine", "constant"), default=None,
+                    help="learning rate over the run (cosine: decays to lr/20; default: cosine "
+                         "for the mlp, constant for the cnn, the better of the two for each)")
     ap.add_argument("--padding", type=int, default=2, help="CNN conv padding (2: same size)")
     ap.add_argument("--data", default=DATA_DIR)
     ap.add_argument("--synthetic", type=int, default=0, help="train on N generated images")
@@ -104,7 +105,7 @@ def main(argv=None):
         model, lr = cnn(c1, c2, d, a.padding), a.lr or 5e-4
     xtr, xte = xtr[:, None], xte[:, None]  # NCHW
     nb = len(xtr) // a.batch  # the last partial batch is dropped: one compiled shape
-    if a.schedule == "cosine":
+    if (a.schedule or ("cosine" if a.model == "mlp" else "constant")) == "cosine":
         lr = optim.cosine_lr(lr, a.epochs * nb, lr / 20)
     step = optim.compile_step(model, nn.cross_entropy, optim.Adam(lr))
     rng = np.random.default_rng(a.seed)
