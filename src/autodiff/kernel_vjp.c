@@ -15,6 +15,8 @@ typedef struct kv_event {
 
 typedef struct kv_block {
   int parent, depth;
+  uint32_t ifn; /* the IF whose branch it is (node id; 0 for the kernel's block) */
+  int branch;   /* 1 then, 2 else */
 } kv_block;
 
 /* An accumulator of the adjoints of one read tensor (or 0-d value): a fresh zero buffer the
@@ -91,11 +93,22 @@ static bool ancestor_or_self(const kv *s, int a, int b) {
   return false;
 }
 
+/* Whether no point runs both blocks: they lie in the two branches of one if. */
+static bool exclusive(const kv *s, int a, int b) {
+  for (int x = a; x >= 0; x = s->blocks[x].parent)
+    for (int y = b; y >= 0; y = s->blocks[y].parent)
+      if (s->blocks[x].parent == s->blocks[y].parent && s->blocks[x].ifn && s->blocks[x].ifn == s->blocks[y].ifn &&
+          s->blocks[x].branch != s->blocks[y].branch)
+        return true;
+  return false;
+}
+
 /* The first STORE after w at w's address (program order), or NULL. */
-static const kv_event *next_store(const kv *s, const frit_uop *w) {
+static const kv_event *next_store(const kv *s, const frit_uop *w, int wb) {
   const kv_event *best = NULL;
   for (size_t i = 0; i < s->nevents; i++) {
     const frit_uop *e = s->events[i].stmt;
+    if (exclusive(s, s->events[i].block, wb)) continue;
     if (e->op == FRIT_OP_STORE && addr_of(e) == addr_of(w) && serial_of(e) > serial_of(w) &&
         (!best || serial_of(e) < serial_of(best->stmt)))
       best = &s->events[i];
@@ -105,13 +118,14 @@ static const kv_event *next_store(const kv *s, const frit_uop *w) {
 
 /* ---------- pre-scan: blocks, writes, which reads see a value this point stored ---------- */
 
-static bool scan_block(kv *s, frit_uop *seq, int parent);
+static bool scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch);
 
 static bool scan_load(kv *s, frit_uop *ld, int b) {
   frit_uop *a = addr_of(ld);
   const kv_event *last = NULL;
   for (size_t i = 0; i < s->nevents; i++) {
     const frit_uop *e = s->events[i].stmt;
+    if (exclusive(s, s->events[i].block, b)) continue;
     if (addr_of(e) == a && (!last || serial_of(e) > serial_of(last->stmt))) last = &s->events[i];
   }
   if (!last) {
@@ -129,11 +143,11 @@ static bool scan_load(kv *s, frit_uop *ld, int b) {
   return true;
 }
 
-static bool scan_block(kv *s, frit_uop *seq, int parent) {
+static bool scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch) {
   if (!grow(s->ctx, (void **)&s->blocks, &s->capblocks, s->nblocks + 1, sizeof *s->blocks))
     return false;
   int b = (int)s->nblocks++;
-  s->blocks[b] = (kv_block){parent, parent < 0 ? 0 : s->blocks[parent].depth + 1};
+  s->blocks[b] = (kv_block){parent, parent < 0 ? 0 : s->blocks[parent].depth + 1, ifn, branch};
   for (uint32_t i = 0; i < seq->nsrc; i++) {
     frit_uop *st = seq->src[i];
     frit_op op = (frit_op)st->op;
@@ -145,8 +159,8 @@ static bool scan_block(kv *s, frit_uop *seq, int parent) {
       if (!grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
       s->events[s->nevents++] = (kv_event){st, b};
     } else if (op == FRIT_OP_IF) {
-      if (!scan_block(s, st->src[1], b)) return false;
-      if (st->nsrc > 2 && !scan_block(s, st->src[2], b)) return false;
+      if (!scan_block(s, st->src[1], b, st->id, 1)) return false;
+      if (st->nsrc > 2 && !scan_block(s, st->src[2], b, st->id, 2)) return false;
     } else if (op == FRIT_OP_END || op == FRIT_OP_BREAK || op == FRIT_OP_CONTINUE) {
       return refuse(s, "it has a loop inside its body; gradients through per-point loops are not implemented "
                        "(write the loop out as kernel statements, or use tensor ops)");
@@ -425,9 +439,9 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
       ok = refuse(s, "an atomic min, max or exchange writes the differentiated tensor (only atomic add is linear)");
       break;
     }
-    const kv_event *later = next_store(s, st);
-    int32_t bb;
+    int32_t bb = 0;
     kb_map_get(&s->block_of, st->id, &bb);
+    const kv_event *later = next_store(s, st, bb);
     if (later && !ancestor_or_self(s, later->block, bb)) {
       ok = refuse(s, "a point writes the same element twice, the second time inside an if block (write it once, "
                      "choosing the value with where)");
@@ -476,7 +490,7 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
   if (ks && ks->open) return refuse(&s, "a kernel is open (call frit_vjp outside kernels)");
   frit_uop *body = K->src[0], *seq = body->op == FRIT_OP_END ? body->src[0] : body;
   int ndim = body->op == FRIT_OP_END ? (int)body->nsrc - 1 : 0;
-  bool ok = scan_block(&s, seq, -1);
+  bool ok = scan_block(&s, seq, -1, 0, 0);
   s.pass = wants(env, s.T);
   s.g_src = s.pass ? frit_identity(ctx, g) : g;
   frit_uop *dims[FRIT_MAX_DIMS];
