@@ -1,0 +1,338 @@
+"""Reverse mode through user explicit kernels (frit.kernel): frit.grad of each kernel against
+(a) the same computation written with tensor ops (whose gradients are tested elsewhere) and
+(b) central finite differences in float64 of the compiled forward."""
+import numpy as np
+import pytest
+
+import frit
+
+rng = np.random.default_rng(11)
+
+
+def fd(f, args, k, eps=1e-6):
+    """Central differences of f's float value in argument k (f evaluated compiled)."""
+    jf = frit.jit(f)
+    a = [np.array(v, dtype=np.float64) for v in args]
+    g = np.zeros_like(a[k])
+    for j in np.ndindex(a[k].shape):
+        p = [v.copy() for v in a]
+        m = [v.copy() for v in a]
+        p[k][j] += eps
+        m[k][j] -= eps
+        g[j] = (float(jf(*p)) - float(jf(*m))) / (2 * eps)
+    return g
+
+
+def check(f, ref, args, rtol=1e-6, atol=1e-7):
+    for k in range(len(args)):
+        got = np.asarray(frit.grad(f, argnums=k)(*args))
+        want_fd = fd(f, args, k)
+        np.testing.assert_allclose(got, want_fd, rtol=rtol, atol=atol, err_msg="argument %d vs differences" % k)
+        if ref is not None:
+            want = np.asarray(frit.grad(ref, argnums=k)(*args))
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg="argument %d vs tensor ops" % k)
+    # the value of the loss agrees too (the forward kernel is the one differentiated)
+    if ref is not None:
+        np.testing.assert_allclose(float(frit.jit(f)(*args)), float(frit.jit(ref)(*args)), rtol=1e-12)
+
+
+N = 9
+
+
+def test_elementwise():
+    x, w = rng.standard_normal(N), rng.standard_normal(N)
+
+    def f(x, w):
+        y = frit.zeros(N, frit.float64)
+        with frit.kernel(N) as i:
+            v = x[i] * w[i]
+            y[i] = frit.tanh(v) + frit.exp(x[i] * 0.5) / (1.0 + w[i] * w[i])
+        return frit.sum(y * frit.arange(N))
+
+    def ref(x, w):
+        return frit.sum((frit.tanh(x * w) + frit.exp(x * 0.5) / (1.0 + w * w)) * frit.arange(N))
+
+    check(f, ref, [x, w])
+
+
+def stencil(x):
+    y = frit.zeros(N, frit.float64)
+    with frit.kernel(N, name="stencil") as i:
+        # neighbour reads: each x[j] is read by three points, so its adjoints collide (atomics)
+        y[i] = x[(i + N - 1) % N] * 0.25 + x[i] * x[i] * 0.5 + frit.sin(x[(i + 1) % N]) * 0.25
+    return frit.sum(y * y)
+
+
+def test_stencil():
+    def ref(x):
+        y = frit.roll(x, 1) * 0.25 + x * x * 0.5 + frit.sin(frit.roll(x, -1)) * 0.25
+        return frit.sum(y * y)
+
+    check(stencil, ref, [rng.standard_normal(N)])
+
+
+def test_stencil_kernel_counts():
+    """The backward is one reverse kernel (plus the zero fill of the accumulator)."""
+    x = rng.standard_normal(N)
+    fwd = [k.name for k in frit.jit(stencil).lower(x).kernels]
+    both = [k.name for k in frit.jit(frit.grad(stencil)).lower(x).kernels]
+    assert sum("stencil" in k for k in fwd) == 1, fwd
+    assert sum(k.endswith("stencil_vjp") for k in both) == 1, both
+    assert len(both) <= len(fwd) + 2, (fwd, both)
+
+
+def test_in_place():
+    """C[i] is read and written by the same point: the pre-kernel C gets g * x (its read), and
+    no pass-through (every element is overwritten)."""
+    c, x, w = rng.standard_normal(N), rng.standard_normal(N), rng.standard_normal(N)
+
+    def f(c, x, w):
+        c = c * 1.0
+        with frit.kernel(N) as i:
+            c[i] = c[i] * x[i] + w[i] * c[i] * c[i]
+        return frit.sum(c * c)
+
+    def ref(c, x, w):
+        return frit.sum((c * x + w * c * c) ** 2)
+
+    check(f, ref, [c, x, w])
+
+
+def test_in_place_read_after_write():
+    """A point stores C[i], reads it back and stores again: the read sees the stored value."""
+    c, x = rng.standard_normal(N), rng.standard_normal(N)
+
+    def f(c, x):
+        c = c * 1.0
+        with frit.kernel(N) as i:
+            c[i] = c[i] * x[i]
+            c[i] = c[i] * c[i] + x[i]
+        return frit.sum(c * frit.arange(N))
+
+    def ref(c, x):
+        t = c * x
+        return frit.sum((t * t + x) * frit.arange(N))
+
+    check(f, ref, [c, x])
+
+
+def test_some_elements_only():
+    """Stores under an if: written elements take g through the stored value, the others keep
+    the pre-kernel value and pass g through."""
+    c, x = rng.standard_normal(N), rng.standard_normal(N)
+
+    def f(c, x):
+        c = c * 1.0
+        with frit.kernel(N) as i:
+            v = x[i] * 2.0
+            with frit.if_(x[i] > 0):
+                c[i] = frit.sin(v) * c[i]
+        return frit.sum(c * frit.arange(N))
+
+    def ref(c, x):
+        return frit.sum(frit.where(x > 0, frit.sin(x * 2.0) * c, c) * frit.arange(N))
+
+    check(f, ref, [c, x])
+
+
+def test_if_else():
+    x, w = rng.standard_normal(N), rng.standard_normal(N)
+
+    def f(x, w):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N) as i:
+            v = x[i] * w[i]
+            with frit.if_(v > 0):
+                out[i] = v * v
+            with frit.else_():
+                out[i] = w[i] * 3.0 + x[(i + 1) % N]
+        return frit.sum(out * frit.arange(N))
+
+    def ref(x, w):
+        v = x * w
+        return frit.sum(frit.where(v > 0, v * v, w * 3.0 + frit.roll(x, -1)) * frit.arange(N))
+
+    check(f, ref, [x, w])
+
+
+def test_scatter_atomic_add():
+    idx = np.array([0, 2, 2, 1, 0, 2, 3, 3, 0])
+    x, w = rng.standard_normal(N), rng.standard_normal(N)
+
+    def f(x, w):
+        out = frit.zeros(4, frit.float64)
+        ix = frit.asarray(idx)
+        with frit.kernel(N) as i:
+            frit.atomic_add(out, ix[i], x[i] * w[i])
+        return frit.sum(out * out)
+
+    def ref(x, w):
+        return frit.sum(frit.scatter(frit.zeros(4, frit.float64), frit.asarray(idx), x * w, "add") ** 2)
+
+    check(f, ref, [x, w])
+
+
+def test_atomic_add_into_an_argument():
+    """Atomic adds onto a tensor that is itself differentiated: all of g passes through."""
+    idx = np.array([1, 1, 0, 2, 1, 0, 2, 2, 1])
+    base, x = rng.standard_normal(3), rng.standard_normal(N)
+
+    def f(base, x):
+        out = base * 1.0
+        ix = frit.asarray(idx)
+        with frit.kernel(N) as i:
+            frit.atomic_add(out, ix[i], frit.exp(x[i]))
+        return frit.sum(out * out * frit.arange(1, 4))
+
+    def ref(base, x):
+        return frit.sum(frit.scatter(base, frit.asarray(idx), frit.exp(x), "add") ** 2 * frit.arange(1, 4))
+
+    check(f, ref, [base, x])
+
+
+def test_2d():
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 3))
+
+    def f(a, b):
+        out = frit.zeros((3, 4), frit.float64)
+        with frit.kernel((3, 4)) as (i, j):
+            out[i, j] = a[i, j] * b[j, i] + frit.exp(a[i, (j + 1) % 4])
+        return frit.sum(out * out)
+
+    def ref(a, b):
+        return frit.sum((a * b.T + frit.exp(frit.roll(a, -1, axis=1))) ** 2)
+
+    check(f, ref, [a, b])
+
+
+def test_scalar_and_lazy_values():
+    """A 0-d value used as a kernel scalar (every point adds its share) and a lazy expression
+    read by the kernel."""
+    x = rng.standard_normal(N)
+
+    def f(x):
+        s = frit.sum(x * x)
+        e = frit.exp(x * 0.3)
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N) as i:
+            out[i] = x[i] * s + e[i]
+        return frit.sum(out * out)
+
+    def ref(x):
+        return frit.sum((x * frit.sum(x * x) + frit.exp(x * 0.3)) ** 2)
+
+    check(f, ref, [x])
+
+
+def test_kernel_variable():
+    x = rng.standard_normal(N)
+
+    def f(x):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N) as i:
+            acc = frit.var(x[i], frit.float64)
+            acc.set(acc * acc + x[(i + 2) % N])
+            out[i] = acc * 3.0
+        return frit.sum(out * out)
+
+    def ref(x):
+        return frit.sum(((x * x + frit.roll(x, -2)) * 3.0) ** 2)
+
+    check(f, ref, [x])
+
+
+def test_chained_kernels_and_float32():
+    x = rng.standard_normal(N).astype(np.float32)
+
+    def f(x):
+        y = frit.zeros(N, frit.float32)
+        with frit.kernel(N) as i:
+            y[i] = x[i] * x[(i + 1) % N]
+        z = frit.zeros(N, frit.float32)
+        with frit.kernel(N) as i:
+            z[i] = y[i] + y[(i + N - 1) % N] * 2
+        return frit.sum(z)
+
+    def ref(x):
+        y = x * frit.roll(x, -1)
+        return frit.sum(y + frit.roll(y, 1) * 2)
+
+    got = np.asarray(frit.grad(f)(x))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, np.asarray(frit.grad(ref)(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_grad_under_jit():
+    x = rng.standard_normal(N)
+
+    def ref(x):
+        y = frit.roll(x, 1) * 0.25 + x * x * 0.5 + frit.sin(frit.roll(x, -1)) * 0.25
+        return frit.sum(y * y)
+
+    step = frit.jit(lambda x: frit.value_and_grad(stencil)(x))
+    v, g = step(x)
+    np.testing.assert_allclose(float(v), float(frit.jit(ref)(x)), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(frit.grad(ref)(x)), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(g), fd(stencil, [x], 0), rtol=1e-6, atol=1e-7)
+
+
+def test_grad_of_kernel_in_host_loop():
+    x = rng.standard_normal(N)
+
+    def f(x):
+        y = x * 1.0
+        with frit.loop(3):
+            z = frit.zeros(N, frit.float64)
+            with frit.kernel(N) as i:
+                z[i] = frit.sin(y[i]) + y[(i + 1) % N] * 0.5
+            y[...] = z
+        return frit.sum(y * y)
+
+    def ref(x):
+        for _ in range(3):
+            x = frit.sin(x) + frit.roll(x, -1) * 0.5
+        return frit.sum(x * x)
+
+    try:
+        got = np.asarray(frit.grad(f)(x))
+    except frit.FritError as e:
+        if "host loop" in str(e):
+            pytest.skip("gradients through host loops are not on this branch")
+        raise
+    np.testing.assert_allclose(got, np.asarray(frit.grad(ref)(x)), rtol=1e-10, atol=1e-12)
+
+
+def test_refusals_name_the_kernel():
+    x = rng.standard_normal(N)
+
+    def loop_inside(x):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N, name="inner_loop") as i:
+            acc = frit.var(0.0, frit.float64)
+            with frit.loop(0, 3) as k:
+                acc.set(acc + x[(i + k) % N])
+            out[i] = acc
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="frit_vjp through explicit kernel 'inner_loop'.*loop"):
+        frit.grad(loop_inside)(x)
+
+    def atomic_max(x):
+        out = frit.zeros(2, frit.float64)
+        with frit.kernel(N, name="amax") as i:
+            frit.atomic_max(out, i % 2, x[i])
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'amax'.*atomic min, max"):
+        frit.grad(atomic_max)(x)
+
+    def twice(x):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N, name="twice") as i:
+            out[i] = x[i]
+            with frit.if_(x[i] > 0):
+                out[i] = x[i] * 2.0
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'twice'.*same element twice"):
+        frit.grad(twice)(x)
