@@ -336,3 +336,22 @@ def test_refusals_name_the_kernel():
 
     with pytest.raises(frit.FritError, match="'twice'.*same element twice"):
         frit.grad(twice)(x)
+
+
+def test_second_order_and_jvp():
+    """Hessian-vector products and jvp differentiate the reverse kernel again."""
+    x, v = rng.standard_normal(N), rng.standard_normal(N)
+
+    def ref(x):
+        y = frit.roll(x, 1) * 0.25 + x * x * 0.5 + frit.sin(frit.roll(x, -1)) * 0.25
+        return frit.sum(y * y)
+
+    def hvp(f):
+        return np.asarray(frit.grad(lambda x: frit.sum(frit.grad(f)(x) * v))(x))
+
+    np.testing.assert_allclose(hvp(stencil), hvp(ref), rtol=1e-10, atol=1e-12)
+    gplus = np.asarray(frit.grad(stencil)(x + 1e-5 * v))
+    gminus = np.asarray(frit.grad(stencil)(x - 1e-5 * v))
+    np.testing.assert_allclose(hvp(stencil), (gplus - gminus) / 2e-5, rtol=1e-5, atol=1e-6)
+    _, t = frit.jvp(stencil, (x,), (v,))
+    np.testing.assert_allclose(float(t), float(np.dot(np.asarray(frit.grad(ref)(x)), v)), rtol=1e-10)
