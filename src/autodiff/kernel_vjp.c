@@ -11,7 +11,25 @@
 typedef struct kv_event {
   frit_uop *stmt;
   int block;
+  int loop, var; /* an accumulator update inside loop `loop` (else -1) */
 } kv_event;
+
+/* A kernel variable a per-point loop adds into: reg = load + e, once per iteration. */
+typedef struct kv_accvar {
+  frit_uop *reg, *load, *e;
+  frit_uop *init;          /* its value before the loop: a node, or NULL with init_loop >= 0 */
+  int init_loop, init_var; /* ... or what an earlier loop left in it */
+  int var;                 /* the reverse kernel's variable replaying it */
+  frit_tensor *after;      /* its value after the replayed loop */
+  frit_tensor *adj;        /* the adjoint of that value */
+} kv_accvar;
+
+typedef struct kv_loop {
+  frit_uop *end, *range;
+  int block; /* the body's block */
+  kv_accvar *v;
+  int nv;
+} kv_loop;
 
 typedef struct kv_block {
   int parent, depth;
@@ -50,6 +68,12 @@ typedef struct kv {
   size_t nadjv, capadjv;
   kv_acc *accs;
   size_t naccs, capaccs;
+  kv_loop *loops;
+  size_t nloops, caploops;
+  kb_map loop_of;  /* END id -> its loop */
+  kb_map after_of; /* LOAD of a variable after a loop added into it -> loop * 256 + var */
+  kb_list undo;    /* translations made inside a loop, dropped when it closes */
+  int loop_scope;
   /* the sinks of the innermost open if: outer values that inner adjoints add into */
   kb_list *sink_nodes;
   int *sink_vars;
@@ -119,15 +143,30 @@ static const kv_event *next_store(const kv *s, const frit_uop *w, int wb) {
 /* ---------- pre-scan: blocks, writes, which reads see a value this point stored ---------- */
 
 static bool scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch);
+static bool scan_loop(kv *s, frit_uop *end, int b);
 
-static bool scan_load(kv *s, frit_uop *ld, int b) {
-  frit_uop *a = addr_of(ld);
+/* The last write of address a before serial (program order) that a point in block b can have
+ * run, or NULL. */
+static const kv_event *last_write(const kv *s, const frit_uop *a, int64_t serial, int b) {
   const kv_event *last = NULL;
   for (size_t i = 0; i < s->nevents; i++) {
     const frit_uop *e = s->events[i].stmt;
-    if (exclusive(s, s->events[i].block, b)) continue;
+    if (exclusive(s, s->events[i].block, b) || serial_of(e) >= serial) continue;
     if (addr_of(e) == a && (!last || serial_of(e) > serial_of(last->stmt))) last = &s->events[i];
   }
+  return last;
+}
+
+/* A read after a loop that added into the variable: the loop's result. */
+static bool after_loop(const kv *s, const kv_event *w, int b) {
+  return w->loop >= 0 && ancestor_or_self(s, s->blocks[s->loops[w->loop].block].parent, b);
+}
+
+static bool scan_load(kv *s, frit_uop *ld, int b) {
+  frit_uop *a = addr_of(ld);
+  const kv_event *last = last_write(s, a, serial_of(ld), b);
+  if (last && after_loop(s, last, b))
+    return kb_map_put(&s->after_of, ld->id, last->loop * 256 + last->var) || nomem(s);
   if (!last) {
     if (is_var_addr(a)) return refuse(s, "internal: a kernel variable is read before it is set");
     return true; /* reads the value before the kernel */
@@ -140,6 +179,90 @@ static bool scan_load(kv *s, frit_uop *ld, int b) {
                                     : "a point reads an element that an if block before the read may have written");
   if (!kb_list_push(&s->fwdv, last->stmt->src[1]) || !kb_map_put(&s->fwd, ld->id, (int32_t)(s->fwdv.n - 1)))
     return nomem(s);
+  return true;
+}
+
+static const char loop_rule[] =
+    "a loop inside the body differentiates when it only reads tensors and adds into kernel variables "
+    "(acc.set(acc + x), x not using the variables it adds into); this one ";
+
+/* Whether u (through value ops) uses one of the loop's accumulator reads. */
+static bool uses_acc(const kv_loop *L, const frit_uop *u, int depth) {
+  for (int i = 0; i < L->nv; i++)
+    if (u == L->v[i].load) return true;
+  if (depth > 64 || (!is_value_op((frit_op)u->op) && u->op != FRIT_OP_VECTORIZE)) return false;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (uses_acc(L, u->src[i], depth + 1)) return true;
+  return false;
+}
+
+static bool loop_refuse(kv *s, const char *what) {
+  char why[512];
+  snprintf(why, sizeof why, "%s%s", loop_rule, what);
+  return refuse(s, why);
+}
+
+/* A per-point loop END(SEQ, RANGE) in block b: its body becomes a block; every variable it sets
+ * must be an accumulator (one read, one update reg = read + e). */
+static bool scan_loop(kv *s, frit_uop *end, int b) {
+  frit_uop *seq = end->src[0];
+  if (end->nsrc != 2) return refuse(s, "internal: a loop with several ranges");
+  if (!grow(s->ctx, (void **)&s->loops, &s->caploops, s->nloops + 1, sizeof *s->loops)) return false;
+  int li = (int)s->nloops++;
+  kv_loop *L = &s->loops[li];
+  *L = (kv_loop){end, end->src[1], (int)s->nblocks, NULL, 0};
+  if (!kb_map_put(&s->loop_of, end->id, li)) return nomem(s);
+  if (!grow(s->ctx, (void **)&s->blocks, &s->capblocks, s->nblocks + 1, sizeof *s->blocks)) return false;
+  s->blocks[s->nblocks++] = (kv_block){b, s->blocks[b].depth + 1, 0, 0};
+  int body = L->block;
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates */
+    frit_uop *st = seq->src[i];
+    if (st->op == FRIT_OP_LOAD) continue;
+    if (st->op != FRIT_OP_STORE || !is_var_addr(addr_of(st)))
+      return loop_refuse(s, "writes a tensor, or has an if, a loop, break or continue inside");
+    frit_uop *v = st->src[1], *reg = addr_of(st)->src[0];
+    for (int k = 0; k < L->nv; k++)
+      if (L->v[k].reg == reg) return loop_refuse(s, "sets a variable twice per iteration");
+    int side = -1;
+    for (int j = 0; v->op == FRIT_OP_ADD && j < 2; j++)
+      if (v->src[j]->op == FRIT_OP_LOAD && addr_of(v->src[j]) == addr_of(st) && serial_of(v->src[j]) < serial_of(st))
+        side = j;
+    if (side < 0) return loop_refuse(s, "sets a variable to something other than its value plus a term");
+    kv_accvar *nv = realloc(L->v, (size_t)(L->nv + 1) * sizeof *nv);
+    if (!nv) return nomem(s);
+    L->v = nv;
+    L->v[L->nv++] = (kv_accvar){reg, v->src[side], v->src[1 - side], NULL, -1, -1, -1, NULL, NULL};
+    if (L->nv > 255) return loop_refuse(s, "sets more than 255 variables");
+  }
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the reads */
+    frit_uop *st = seq->src[i];
+    if (st->op != FRIT_OP_LOAD) continue;
+    if (!kb_map_put(&s->block_of, st->id, body)) return nomem(s);
+    bool acc = false;
+    for (int k = 0; k < L->nv; k++) acc |= st == L->v[k].load;
+    for (int k = 0; !acc && k < L->nv; k++)
+      if (addr_of(st)->src[0] == L->v[k].reg) return loop_refuse(s, "reads a variable it adds into twice");
+    if (!acc && !scan_load(s, st, body)) return false;
+    if (!acc && uses_acc(L, addr_of(st)->src[1], 0)) return loop_refuse(s, "indexes with a variable it adds into");
+  }
+  for (int k = 0; k < L->nv; k++) {
+    kv_accvar *a = &L->v[k];
+    if (uses_acc(L, a->e, 0)) return loop_refuse(s, "adds a term that uses a variable it adds into");
+    const kv_event *w = last_write(s, addr_of(a->load), serial_of(a->load), b);
+    if (!w) return refuse(s, "internal: a kernel variable is read before it is set");
+    if (after_loop(s, w, b)) a->init_loop = w->loop, a->init_var = w->var;
+    else if (ancestor_or_self(s, w->block, b)) a->init = w->stmt->src[1];
+    else return refuse(s, "a kernel variable is read after an if block that may have set it");
+  }
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates are writes of the loop's block */
+    frit_uop *st = seq->src[i];
+    if (st->op != FRIT_OP_STORE) continue;
+    int k = 0;
+    while (L->v[k].reg != addr_of(st)->src[0]) k++;
+    if (!kb_map_put(&s->block_of, st->id, body)) return nomem(s);
+    if (!grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
+    s->events[s->nevents++] = (kv_event){st, body, li, k};
+  }
   return true;
 }
 
@@ -157,13 +280,14 @@ static bool scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branc
     } else if (op == FRIT_OP_STORE || op == FRIT_OP_ATOMIC) {
       if (!kb_map_put(&s->block_of, st->id, b)) return nomem(s);
       if (!grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
-      s->events[s->nevents++] = (kv_event){st, b};
+      s->events[s->nevents++] = (kv_event){st, b, -1, -1};
     } else if (op == FRIT_OP_IF) {
       if (!scan_block(s, st->src[1], b, st->id, 1)) return false;
       if (st->nsrc > 2 && !scan_block(s, st->src[2], b, st->id, 2)) return false;
-    } else if (op == FRIT_OP_END || op == FRIT_OP_BREAK || op == FRIT_OP_CONTINUE) {
-      return refuse(s, "it has a loop inside its body; gradients through per-point loops are not implemented "
-                       "(write the loop out as kernel statements, or use tensor ops)");
+    } else if (op == FRIT_OP_END) {
+      if (!scan_loop(s, st, b)) return false;
+    } else if (op == FRIT_OP_BREAK || op == FRIT_OP_CONTINUE) {
+      return refuse(s, "it breaks out of (or continues) a loop inside its body");
     } else {
       return refuse(s, "internal: an unknown statement in its body");
     }
@@ -177,7 +301,9 @@ static int home(kv *s, frit_uop *u) {
   int32_t v;
   if (kb_map_get(&s->home, u->id, &v)) return v;
   int h = 0;
-  if (u->op == FRIT_OP_LOAD) {
+  if (u->op == FRIT_OP_LOAD && kb_map_get(&s->after_of, u->id, &v)) {
+    h = s->blocks[s->blocks[s->loops[v / 256].block].parent].depth;
+  } else if (u->op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &v)) h = home(s, s->fwdv.v[v]);
     else if (kb_map_get(&s->block_of, u->id, &v)) h = s->blocks[v].depth;
   } else if (u->op == FRIT_OP_ATOMIC) {
@@ -192,19 +318,29 @@ static int home(kv *s, frit_uop *u) {
   return h;
 }
 
-static bool tr_put(kv *s, const frit_uop *u, frit_tensor *t) {
+static bool tr_put(kv *s, frit_uop *u, frit_tensor *t) {
   if (!grow(s->ctx, (void **)&s->trv, &s->captrv, s->ntrv + 1, sizeof *s->trv)) return false;
   s->trv[s->ntrv++] = t;
+  if (s->loop_scope && !kb_list_push(&s->undo, u)) return nomem(s);
   return kb_map_put(&s->tr, u->id, (int32_t)(s->ntrv - 1)) || nomem(s);
+}
+
+/* Drops the translations made since undo held `mark` entries (values of a closed loop body). */
+static void tr_undo(kv *s, size_t mark) {
+  for (size_t i = mark; i < s->undo.n; i++) kb_map_put(&s->tr, s->undo.v[i]->id, -1); /* the slot exists */
+  s->undo.n = mark;
 }
 
 /* u's value at this point of the reverse kernel. */
 static frit_tensor *translate(kv *s, frit_uop *u) {
   int32_t v;
-  if (kb_map_get(&s->tr, u->id, &v)) return s->trv[v];
+  if (kb_map_get(&s->tr, u->id, &v) && v >= 0) return s->trv[v];
   frit_op op = (frit_op)u->op;
   frit_tensor *r = NULL;
-  if (op == FRIT_OP_LOAD) {
+  if (op == FRIT_OP_LOAD && kb_map_get(&s->after_of, u->id, &v)) {
+    r = s->loops[v / 256].v[v % 256].after;
+    if (!r) return refuse(s, "internal: a loop's result used before the loop"), NULL;
+  } else if (op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &v)) r = translate(s, s->fwdv.v[v]);
     else return refuse(s, "internal: a read used before its statement"), NULL;
   } else if (op == FRIT_OP_ATOMIC) {
@@ -251,8 +387,24 @@ static frit_tensor *acc_of(kv *s, frit_uop *target) {
   return z;
 }
 
+/* The loop result an after-loop read u sees (loop * 256 + var), or -1. */
+static int32_t after_id(const kv *s, const frit_uop *u) {
+  int32_t v;
+  return u->op == FRIT_OP_LOAD && kb_map_get(&s->after_of, u->id, &v) ? v : -1;
+}
+static kv_accvar *accvar(kv *s, int32_t id) { return &s->loops[id / 256].v[id % 256]; }
+
+/* The node an accumulator starts from, following earlier loops that added into it (or NULL). */
+static frit_uop *init_node(kv *s, int32_t id) {
+  while (id >= 0 && !accvar(s, id)->init) {
+    kv_accvar *a = accvar(s, id);
+    id = a->init_loop * 256 + a->init_var;
+  }
+  return id >= 0 ? accvar(s, id)->init : NULL;
+}
+
 /* Adds c to the adjoint of u: in the adj map when u belongs to the current block (depth), else
- * into the variable of the enclosing if's sink. */
+ * into the variable of the enclosing if's (or loop's) sink. */
 static bool adj_add(kv *s, frit_uop *u, frit_tensor *c, int depth) {
   if (!c) return s->ctx->status == FRIT_OK;
   if (!frit_dtype_is_float(u->dtype) || u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR) return true;
@@ -263,10 +415,10 @@ static bool adj_add(kv *s, frit_uop *u, frit_tensor *c, int depth) {
         frit_tensor *sum = cur ? ti_alu2(s->ctx, FRIT_OP_ADD, cur, ti_cast(s->ctx, c, u->dtype)) : NULL;
         return sum && frit_kernel_var_set(s->ctx, s->sink_vars[i], sum) == FRIT_OK;
       }
-    return refuse(s, "internal: an adjoint leaves an if block without a sink");
+    return refuse(s, "internal: an adjoint leaves an if block or a loop without a sink");
   }
   int32_t v;
-  if (kb_map_get(&s->adj, u->id, &v)) {
+  if (kb_map_get(&s->adj, u->id, &v) && v >= 0) {
     s->adjv[v] = ti_alu2(s->ctx, FRIT_OP_ADD, s->adjv[v], c);
     return s->adjv[v] != NULL;
   }
@@ -275,12 +427,16 @@ static bool adj_add(kv *s, frit_uop *u, frit_tensor *c, int depth) {
   return kb_map_put(&s->adj, u->id, (int32_t)(s->nadjv - 1)) || nomem(s);
 }
 
-/* The values of the current block (home == depth) reachable from u through value ops and
- * forwarded reads, into out (unsorted, without duplicates). */
+/* The values of the current block (home == depth) reachable from u through value ops,
+ * forwarded reads and the starting values of loop accumulators, into out (unsorted). */
 static bool reach(kv *s, frit_uop *u, int depth, kb_map *seen, kb_list *out) {
   int32_t d;
   if (kb_map_get(seen, u->id, &d) || !frit_dtype_is_float(u->dtype) || home(s, u) != depth) return true;
   if (!kb_map_put(seen, u->id, 0) || !kb_list_push(out, u)) return nomem(s);
+  if (after_id(s, u) >= 0) {
+    frit_uop *n = init_node(s, after_id(s, u));
+    return !n || reach(s, n, depth, seen, out);
+  }
   if (u->op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &d)) return reach(s, s->fwdv.v[d], depth, seen, out);
     return true;
@@ -296,8 +452,21 @@ static int by_id_desc(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The adjoint g of what a loop left in a variable: the loop's terms take it (when the loop is
+ * reversed), and so does the value the variable started from. */
+static bool acc_adj(kv *s, int32_t id, frit_tensor *g, int depth) {
+  for (; id >= 0; id = accvar(s, id)->init ? -1 : accvar(s, id)->init_loop * 256 + accvar(s, id)->init_var) {
+    kv_accvar *a = accvar(s, id);
+    a->adj = a->adj ? ti_alu2(s->ctx, FRIT_OP_ADD, a->adj, g) : g;
+    if (!a->adj) return false;
+    if (a->init) return adj_add(s, a->init, g, depth);
+  }
+  return true;
+}
+
 /* Sends the adjoints of the block's values back to their sources, in reverse topological order
- * (ids), ending in atomic adds into the accumulators of the tensors read. */
+ * (ids), ending in atomic adds into the accumulators of the tensors read. Each adjoint is
+ * consumed, so that a later round (after a loop is reversed) sends only what is new. */
 static bool propagate(kv *s, const kb_list *roots, int depth) {
   kb_map seen = {0};
   kb_list order = {0};
@@ -307,10 +476,13 @@ static bool propagate(kv *s, const kb_list *roots, int depth) {
   for (size_t k = 0; ok && k < order.n; k++) {
     frit_uop *u = order.v[k];
     int32_t v, f;
-    if (!kb_map_get(&s->adj, u->id, &v)) continue;
+    if (!kb_map_get(&s->adj, u->id, &v) || v < 0) continue;
     frit_tensor *g = s->adjv[v];
+    if (!(ok = kb_map_put(&s->adj, u->id, -1) || nomem(s))) break;
     frit_op op = (frit_op)u->op;
-    if (op == FRIT_OP_LOAD && kb_map_get(&s->fwd, u->id, &f)) {
+    if (after_id(s, u) >= 0) {
+      ok = acc_adj(s, after_id(s, u), g, depth);
+    } else if (op == FRIT_OP_LOAD && kb_map_get(&s->fwd, u->id, &f)) {
       ok = adj_add(s, s->fwdv.v[f], g, depth);
     } else if (op == FRIT_OP_LOAD) {
       frit_uop *a = addr_of(u), *target = a->src[0];
@@ -348,13 +520,17 @@ static bool propagate(kv *s, const kb_list *roots, int depth) {
   return ok && s->ctx->status == FRIT_OK;
 }
 
-/* The outer values (home <= depth) that adjoints inside the subtree of seq reach first. */
+/* The outer values (home <= depth) that adjoints inside a block reach first. */
 static bool frontier_walk(kv *s, frit_uop *u, int depth, kb_map *seen, kb_list *out) {
   int32_t d;
   if (kb_map_get(seen, u->id, &d) || !frit_dtype_is_float(u->dtype)) return true;
   if (!kb_map_put(seen, u->id, 0)) return nomem(s);
   if (u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR) return true;
   if (home(s, u) <= depth) return kb_list_push(out, u) || nomem(s);
+  if (after_id(s, u) >= 0) {
+    frit_uop *n = init_node(s, after_id(s, u));
+    return !n || frontier_walk(s, n, depth, seen, out);
+  }
   if (u->op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &d)) return frontier_walk(s, s->fwdv.v[d], depth, seen, out);
     return true;
@@ -365,12 +541,23 @@ static bool frontier_walk(kv *s, frit_uop *u, int depth, kb_map *seen, kb_list *
   return true;
 }
 
+static kv_loop *loop_at(kv *s, const frit_uop *end) {
+  int32_t li = 0;
+  bool found = kb_map_get(&s->loop_of, end->id, &li);
+  FRIT_ASSERT(found);
+  return &s->loops[li];
+}
+
 static bool frontier(kv *s, frit_uop *seq, int depth, kb_map *seen, kb_list *out) {
   for (uint32_t i = 0; i < seq->nsrc; i++) {
     frit_uop *st = seq->src[i];
     if (st->op == FRIT_OP_IF) {
       for (uint32_t b = 1; b < st->nsrc; b++)
         if (!frontier(s, st->src[b], depth, seen, out)) return false;
+    } else if (st->op == FRIT_OP_END) {
+      kv_loop *L = loop_at(s, st);
+      for (int k = 0; k < L->nv; k++)
+        if (!frontier_walk(s, L->v[k].e, depth, seen, out)) return false;
     } else if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && addr_of(st)->src[0] == s->T) {
       if (!frontier_walk(s, st->src[1], depth, seen, out)) return false;
     }
@@ -378,20 +565,39 @@ static bool frontier(kv *s, frit_uop *seq, int depth, kb_map *seen, kb_list *out
   return true;
 }
 
+/* Declares a zero kernel variable per sink (the outer values a nested block sends adjoints to). */
+static int *sink_vars(kv *s, const kb_list *sinks) {
+  int *vars = malloc((sinks->n ? sinks->n : 1) * sizeof *vars);
+  if (!vars) return nomem(s), NULL;
+  for (size_t i = 0; i < sinks->n; i++) {
+    frit_tensor *zero = ti_full(s->ctx, sinks->v[i]->dtype, (frit_scalar){.f = 0}, 0, NULL);
+    if (!zero || (vars[i] = frit_kernel_var(s->ctx, sinks->v[i]->dtype, zero)) < 0) {
+      free(vars);
+      return NULL;
+    }
+  }
+  return vars;
+}
+
+/* After a nested block: its sinks' totals join the adjoints here, and become roots. */
+static bool drain_sinks(kv *s, const kb_list *sinks, const int *vars, int depth, kb_list *roots) {
+  for (size_t i = 0; i < sinks->n; i++)
+    if (!adj_add(s, sinks->v[i], frit_kernel_var_get(s->ctx, vars[i]), depth) ||
+        (roots && !kb_list_push(roots, sinks->v[i])))
+      return false;
+  return true;
+}
+
 static bool rev_block(kv *s, frit_uop *seq, int depth);
 
-static bool rev_if(kv *s, frit_uop *st, int depth) {
+static bool rev_if(kv *s, frit_uop *st, int depth, kb_list *roots) {
   kb_map seen = {0};
   kb_list sinks = {0};
   int *vars = NULL;
   bool ok = true;
   for (uint32_t b = 1; ok && b < st->nsrc; b++) ok = frontier(s, st->src[b], depth, &seen, &sinks);
   kb_map_free(&seen);
-  if (ok && sinks.n && !(vars = malloc(sinks.n * sizeof *vars))) ok = nomem(s);
-  for (size_t i = 0; ok && i < sinks.n; i++) {
-    frit_tensor *zero = ti_full(s->ctx, sinks.v[i]->dtype, (frit_scalar){.f = 0}, 0, NULL);
-    ok = zero && (vars[i] = frit_kernel_var(s->ctx, sinks.v[i]->dtype, zero)) >= 0;
-  }
+  if (ok) ok = (vars = sink_vars(s, &sinks)) != NULL;
   frit_tensor *cond = ok ? translate(s, st->src[0]) : NULL;
   kb_list *save_nodes = s->sink_nodes;
   int *save_vars = s->sink_vars;
@@ -402,21 +608,101 @@ static bool rev_if(kv *s, frit_uop *st, int depth) {
     s->sink_nodes = save_nodes, s->sink_vars = save_vars;
     ok = ok && frit_kernel_if_end(s->ctx) == FRIT_OK;
   } else ok = false;
-  for (size_t i = 0; ok && i < sinks.n; i++) ok = adj_add(s, sinks.v[i], frit_kernel_var_get(s->ctx, vars[i]), depth);
+  ok = ok && drain_sinks(s, &sinks, vars, depth, roots);
   free(vars);
   free(sinks.v);
   return ok && s->ctx->status == FRIT_OK;
 }
 
-/* The reverse of one block: its reads recomputed, the seeds of its writes to T, its ifs
- * (reversed inside an if on the same condition), the adjoints propagated, and the written
- * elements of T zeroed in the pass-through cotangent last (after every read of them). */
-static bool rev_block(kv *s, frit_uop *seq, int depth) {
-  frit_ctx *ctx = s->ctx;
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* reads, in program order */
+/* Opens the reverse kernel's copy of loop L (0 .. trip, the forward index recomputed from it)
+ * and reads the body's tensors again. */
+static bool open_loop(kv *s, kv_loop *L) {
+  frit_tensor *trip = translate(s, L->range->src[0]), *k = NULL;
+  frit_tensor *zero = frit_scalar_i(s->ctx, FRIT_I64, 0), *one = frit_scalar_i(s->ctx, FRIT_I64, 1);
+  if (!trip || frit_kernel_loop_begin(s->ctx, zero, trip, one, &k) != FRIT_OK) return false;
+  s->loop_scope++;
+  if (!tr_put(s, L->range, k)) return false;
+  frit_uop *seq = L->end->src[0];
+  for (uint32_t i = 0; i < seq->nsrc; i++) {
     frit_uop *st = seq->src[i];
     int32_t f;
-    if (st->op != FRIT_OP_LOAD || kb_map_get(&s->fwd, st->id, &f)) continue;
+    if (st->op != FRIT_OP_LOAD || is_var_addr(addr_of(st)) || kb_map_get(&s->fwd, st->id, &f)) continue;
+    frit_tensor *ix[FRIT_MAX_DIMS];
+    int nd = translate_index(s, addr_of(st), ix);
+    frit_tensor *r = nd >= 0 ? frit_kernel_load(s->ctx, TI_T(addr_of(st)->src[0]), nd, ix) : NULL;
+    if (!r || !tr_put(s, st, r)) return false;
+  }
+  return true;
+}
+
+static bool close_loop(kv *s, size_t mark) {
+  s->loop_scope--;
+  tr_undo(s, mark);
+  return frit_kernel_loop_end(s->ctx) == FRIT_OK;
+}
+
+/* Phase one: the loop runs forward again so that what it leaves in its variables is known. */
+static bool replay_loop(kv *s, kv_loop *L) {
+  for (int k = 0; k < L->nv; k++) {
+    kv_accvar *a = &L->v[k];
+    frit_tensor *init = a->init ? translate(s, a->init) : accvar(s, a->init_loop * 256 + a->init_var)->after;
+    if (!init || (a->var = frit_kernel_var(s->ctx, frit_dtype_scalar(a->reg->dtype), init)) < 0) return false;
+  }
+  size_t mark = s->undo.n;
+  if (!open_loop(s, L)) return false;
+  for (int k = 0; k < L->nv; k++) {
+    frit_tensor *cur = frit_kernel_var_get(s->ctx, L->v[k].var), *e = translate(s, L->v[k].e);
+    if (!cur || !e || frit_kernel_var_set(s->ctx, L->v[k].var, ti_alu2(s->ctx, FRIT_OP_ADD, cur, e)) != FRIT_OK)
+      return false;
+  }
+  if (!close_loop(s, mark)) return false;
+  for (int k = 0; k < L->nv; k++)
+    if (!(L->v[k].after = frit_kernel_var_get(s->ctx, L->v[k].var))) return false;
+  return true;
+}
+
+/* The loop reversed: each iteration's terms take their variable's adjoint (an accumulator's
+ * result depends on every term with slope 1), and the body runs backwards per iteration. */
+static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
+  bool any = false;
+  for (int k = 0; k < L->nv; k++) any |= L->v[k].adj != NULL && frit_dtype_is_float(L->v[k].e->dtype);
+  if (!any) return true;
+  kb_map seen = {0};
+  kb_list sinks = {0}, terms = {0};
+  bool ok = true;
+  for (int k = 0; ok && k < L->nv; k++) ok = frontier_walk(s, L->v[k].e, depth, &seen, &sinks);
+  kb_map_free(&seen);
+  int *vars = ok ? sink_vars(s, &sinks) : NULL;
+  size_t mark = s->undo.n;
+  ok = vars && open_loop(s, L);
+  kb_list *save_nodes = s->sink_nodes;
+  int *save_vars = s->sink_vars;
+  s->sink_nodes = &sinks, s->sink_vars = vars;
+  for (int k = 0; ok && k < L->nv; k++)
+    if (L->v[k].adj) ok = adj_add(s, L->v[k].e, L->v[k].adj, depth + 1) && kb_list_push(&terms, L->v[k].e);
+  ok = ok && propagate(s, &terms, depth + 1);
+  s->sink_nodes = save_nodes, s->sink_vars = save_vars;
+  ok = ok && close_loop(s, mark) && drain_sinks(s, &sinks, vars, depth, roots);
+  free(vars);
+  free(sinks.v);
+  free(terms.v);
+  return ok && s->ctx->status == FRIT_OK;
+}
+
+/* The reverse of one block: its reads recomputed (and its loops replayed), the seeds of its
+ * writes to T, its ifs (reversed inside an if on the same condition), the adjoints propagated,
+ * then its loops reversed last to first (each once the adjoints of its results are complete),
+ * and the written elements of T zeroed in the pass-through cotangent last (after every read). */
+static bool rev_block(kv *s, frit_uop *seq, int depth) {
+  frit_ctx *ctx = s->ctx;
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* reads and loops, in program order */
+    frit_uop *st = seq->src[i];
+    int32_t f;
+    if (st->op == FRIT_OP_END) {
+      if (!replay_loop(s, loop_at(s, st))) return false;
+      continue;
+    }
+    if (st->op != FRIT_OP_LOAD || is_var_addr(addr_of(st)) || kb_map_get(&s->fwd, st->id, &f)) continue;
     frit_tensor *ix[FRIT_MAX_DIMS];
     int nd = translate_index(s, addr_of(st), ix);
     frit_tensor *r = nd >= 0 ? frit_kernel_load(ctx, TI_T(addr_of(st)->src[0]), nd, ix) : NULL;
@@ -427,11 +713,7 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
   for (uint32_t i = seq->nsrc; ok && i-- > 0;) {
     frit_uop *st = seq->src[i];
     if (st->op == FRIT_OP_IF) {
-      kb_map seen = {0};
-      ok = rev_if(s, st, depth);
-      for (uint32_t b = 1; ok && b < st->nsrc; b++) /* the outer values it sent adjoints to */
-        ok = frontier(s, st->src[b], depth, &seen, &roots);
-      kb_map_free(&seen);
+      ok = rev_if(s, st, depth, &roots);
       continue;
     }
     if ((st->op != FRIT_OP_STORE && st->op != FRIT_OP_ATOMIC) || addr_of(st)->src[0] != s->T) continue;
@@ -457,6 +739,11 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
     if (ok && s->pass && st->op == FRIT_OP_STORE) ok = kb_list_push(&zeroed, st);
   }
   ok = ok && propagate(s, &roots, depth);
+  for (uint32_t i = seq->nsrc; ok && i-- > 0;) {
+    if (seq->src[i]->op != FRIT_OP_END) continue;
+    roots.n = 0;
+    ok = rev_loop(s, loop_at(s, seq->src[i]), depth, &roots) && propagate(s, &roots, depth);
+  }
   for (size_t i = 0; ok && i < zeroed.n; i++) {
     frit_tensor *ix[FRIT_MAX_DIMS];
     int nd = translate_index(s, addr_of(zeroed.v[i]), ix);
@@ -468,6 +755,8 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
 }
 
 static void kv_free(kv *s) {
+  for (size_t i = 0; i < s->nloops; i++) free(s->loops[i].v);
+  free(s->loops), free(s->undo.v), kb_map_free(&s->loop_of), kb_map_free(&s->after_of);
   free(s->blocks), free(s->events), free(s->trv), free(s->adjv), free(s->accs), free(s->fwdv.v);
   kb_map_free(&s->block_of), kb_map_free(&s->fwd), kb_map_free(&s->home), kb_map_free(&s->tr), kb_map_free(&s->adj);
 }
