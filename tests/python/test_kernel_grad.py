@@ -262,6 +262,65 @@ def test_chained_kernels_and_float32():
     np.testing.assert_allclose(got, np.asarray(frit.grad(ref)(x)), rtol=1e-5, atol=1e-6)
 
 
+def test_matmul_loop():
+    """A per-point loop adding into a variable (C[i, j] = sum_k A[i, k] B[k, j]): the reverse
+    kernel replays the loop for the sum and runs a second loop sending its adjoint to every term."""
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+
+    def f(a, b):
+        c = frit.zeros((3, 5), frit.float64)
+        with frit.kernel((3, 5), name="mm") as (i, j):
+            acc = frit.var(0.0, frit.float64)
+            with frit.loop(0, 4) as k:
+                acc.set(acc + a[i, k] * b[k, j])
+            c[i, j] = frit.tanh(acc)
+        return frit.sum(c * c)
+
+    def ref(a, b):
+        return frit.sum(frit.tanh(a @ b) ** 2)
+
+    check(f, ref, [a, b])
+
+
+def test_loops_chained_dynamic_and_under_if():
+    """Accumulators starting from a read, a loop's result feeding the next loop's terms and a
+    loop adding into the same variable again, a dynamic trip count, a loop inside an if."""
+    x, w = rng.standard_normal(N + 3), rng.standard_normal(3)
+    trips = np.array([1, 3, 0, 2, 4, 2, 1, 0, 3])
+
+    def f(x, w):
+        n = frit.asarray(trips)
+        y = frit.zeros(N, frit.float64)
+        with frit.kernel(N) as i:
+            acc = frit.var(x[i] * 0.5, frit.float64)
+            s = x[i + 1]
+            with frit.loop(0, 3) as k:
+                acc.set(acc + x[i + k] * w[k] * s)
+            acc2 = frit.var(0.0, frit.float64)
+            with frit.loop(0, 2) as k:
+                acc2.set(acc2 + acc * x[i + k])
+            with frit.loop(0, 2) as k:
+                acc2.set(frit.sin(w[k]) + acc2)
+            with frit.if_(x[i + 2] > -0.5):
+                acc3 = frit.var(0.0, frit.float64)
+                with frit.loop(0, n[i]) as k:
+                    acc3.set(acc3 + x[(i + k) % N] ** 2)
+                y[i] = acc2 * acc + acc3
+        return frit.sum(y * frit.arange(N))
+
+    def ref_np(x, w):
+        y = np.zeros(N)
+        for i in range(N):
+            acc = x[i] * 0.5 + sum(x[i + k] * w[k] * x[i + 1] for k in range(3))
+            acc2 = sum(acc * x[i + k] for k in range(2)) + np.sin(w[:2]).sum()
+            if x[i + 2] > -0.5:
+                y[i] = acc2 * acc + sum(x[(i + k) % N] ** 2 for k in range(trips[i]))
+        return (y * np.arange(N)).sum()
+
+    np.testing.assert_allclose(float(frit.jit(f)(x, w)), ref_np(x, w), rtol=1e-12)
+    check(f, None, [x, w])
+
+
 def test_grad_under_jit():
     x = rng.standard_normal(N)
 
@@ -305,17 +364,41 @@ def test_grad_of_kernel_in_host_loop():
 def test_refusals_name_the_kernel():
     x = rng.standard_normal(N)
 
-    def loop_inside(x):
+    def product_loop(x):
         out = frit.zeros(N, frit.float64)
         with frit.kernel(N, name="inner_loop") as i:
+            acc = frit.var(1.0, frit.float64)
+            with frit.loop(0, 3) as k:
+                acc.set(acc * x[(i + k) % N])   # not an accumulation: refused
+            out[i] = acc
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="frit_vjp through explicit kernel 'inner_loop'.*loop.*its value plus"):
+        frit.grad(product_loop)(x)
+
+    def store_in_loop(x):
+        out = frit.zeros((N, 2), frit.float64)
+        with frit.kernel(N, name="rows") as i:
+            with frit.loop(0, 2) as k:
+                out[i, k] = x[i] * k
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'rows'.*writes a tensor"):
+        frit.grad(store_in_loop)(x)
+
+    def brk(x):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N, name="brk") as i:
             acc = frit.var(0.0, frit.float64)
             with frit.loop(0, 3) as k:
+                with frit.if_(acc > 1):
+                    frit.break_()
                 acc.set(acc + x[(i + k) % N])
             out[i] = acc
         return frit.sum(out)
 
-    with pytest.raises(frit.FritError, match="frit_vjp through explicit kernel 'inner_loop'.*loop"):
-        frit.grad(loop_inside)(x)
+    with pytest.raises(frit.FritError, match="'brk'"):
+        frit.grad(brk)(x)
 
     def atomic_max(x):
         out = frit.zeros(2, frit.float64)
