@@ -1,7 +1,7 @@
 /* Tests of reverse-mode autodiff through the C API (frit_grad, frit_vjp, frit_set_vjp,
  * frit_stop_gradient): a small network's gradients compiled and interpreted against central
  * finite differences of the same loss evaluated by plain C here; a user gradient rule; grad of
- * grad; a user explicit kernel (stencil read, in-place write under an if, atomic add) against
+ * grad; a user explicit kernel (stencil read, accumulation loop, in-place write under an if, atomic add) against
  * finite differences; and the errors (non-float, non-scalar, refused kernels). */
 #include "check.h"
 #include "frit.h"
@@ -180,13 +180,16 @@ static void test_errors(void) {
   frit_ctx_free(ctx);
 }
 
-/* Kernel "kstep" over i < KN: c[i] = x[(i+1)%KN] * c[i] + x[i]^2 where c[i] > 0 (in place, some
- * elements only), acc[i % 3] += 2 x[i] (atomic); loss = sum(c'^2) + sum(acc'^2) + sum(c' * x). */
+/* Kernel "kstep" over i < KN: s = sum over k < 3 of x[(i+k)%KN] c[i] (a per-point loop adding into a
+ * variable); c[i] = x[(i+1)%KN] * c[i] + x[i]^2 + s where c[i] > 0 (in place, some elements only),
+ * acc[i % 3] += 2 x[i] (atomic); loss = sum(c'^2) + sum(acc'^2) + sum(c' * x). */
 enum { KN = 7 };
 static double kloss_c(const double *x, const double *c0) {
   double c[KN], acc[3] = {0, 0, 0}, l = 0;
   for (int i = 0; i < KN; i++) {
-    c[i] = c0[i] > 0 ? x[(i + 1) % KN] * c0[i] + x[i] * x[i] : c0[i];
+    double s = 0;
+    for (int k = 0; k < 3; k++) s += x[(i + k) % KN] * c0[i];
+    c[i] = c0[i] > 0 ? x[(i + 1) % KN] * c0[i] + x[i] * x[i] + s : c0[i];
     acc[i % 3] += 2 * x[i];
   }
   for (int i = 0; i < KN; i++) l += c[i] * c[i] + c[i] * x[i];
@@ -201,11 +204,20 @@ static void test_explicit_kernel(int interpret) {
   frit_tensor *one = frit_scalar_i(ctx, FRIT_I64, 1), *n = frit_scalar_i(ctx, FRIT_I64, KN);
   frit_tensor *ip = frit_binary_t(ctx, FRIT_BF_REMAINDER, frit_binary_t(ctx, FRIT_BF_ADD, i, one), n);
   frit_tensor *xn = frit_kernel_load(ctx, x, 1, &ip), *xi = frit_kernel_load(ctx, x, 1, &i);
-  frit_tensor *ci = frit_kernel_load(ctx, c, 1, &i);
+  frit_tensor *ci = frit_kernel_load(ctx, c, 1, &i), *k = NULL;
+  int sv = frit_kernel_var(ctx, FRIT_F64, frit_full(ctx, FRIT_F64, 0, NULL, 0));
+  CHECK(sv >= 0);
+  CHECK_EQ_INT(frit_kernel_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 3), one, &k),
+               FRIT_OK);
+  frit_tensor *ik = frit_binary_t(ctx, FRIT_BF_REMAINDER, frit_binary_t(ctx, FRIT_BF_ADD, i, k), n);
+  frit_tensor *term = frit_binary_t(ctx, FRIT_BF_MUL, frit_kernel_load(ctx, x, 1, &ik), ci);
+  CHECK_EQ_INT(frit_kernel_var_set(ctx, sv, frit_binary_t(ctx, FRIT_BF_ADD, frit_kernel_var_get(ctx, sv), term)), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_loop_end(ctx), FRIT_OK);
   CHECK_EQ_INT(frit_kernel_if_begin(ctx, frit_binary_t(ctx, FRIT_BF_GT, ci, frit_full(ctx, FRIT_F64, 0, NULL, 0))),
                FRIT_OK);
   frit_tensor *v = frit_binary_t(ctx, FRIT_BF_ADD, frit_binary_t(ctx, FRIT_BF_MUL, xn, ci),
                                  frit_binary_t(ctx, FRIT_BF_MUL, xi, xi));
+  v = frit_binary_t(ctx, FRIT_BF_ADD, v, frit_kernel_var_get(ctx, sv));
   CHECK_EQ_INT(frit_kernel_store(ctx, c, 1, &i, v), FRIT_OK);
   CHECK_EQ_INT(frit_kernel_if_end(ctx), FRIT_OK);
   frit_tensor *slot = frit_binary_t(ctx, FRIT_BF_REMAINDER, i, frit_scalar_i(ctx, FRIT_I64, 3));
