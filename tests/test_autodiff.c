@@ -1,8 +1,8 @@
 /* Tests of reverse-mode autodiff through the C API (frit_grad, frit_vjp, frit_set_vjp,
  * frit_stop_gradient): a small network's gradients compiled and interpreted against central
  * finite differences of the same loss evaluated by plain C here; a user gradient rule; grad of
- * grad; a user explicit kernel (stencil read, accumulation loop, in-place write under an if, atomic add) against
- * finite differences; and the errors (non-float, non-scalar, refused kernels). */
+ * grad; a user explicit kernel (stencil read, accumulation loop, in-place write under an if,
+ * atomic add) against finite differences; and the errors (non-float, non-scalar, refused kernels). */
 #include "check.h"
 #include "frit.h"
 
