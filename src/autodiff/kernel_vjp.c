@@ -1,299 +1,10 @@
 /* Reverse mode through user explicit kernels: the adjoint of AFTER(T, KERNEL) is another explicit
  * kernel over the same index space that recomputes each point's scalar program and runs it
  * backwards (seeds from the stores to T, atomic adds into the read tensors); rules in
- * docs/autodiff.md ("Explicit kernels"). */
-#include "autodiff/autodiff.h"
-#include "tensor/kernel_build.h"
+ * docs/autodiff.md ("User explicit kernels"). */
+#include "autodiff/kernel_vjp.h"
 
 #include <stdio.h>
-
-/* A write of the forward body (STORE or ATOMIC, to a tensor or a kernel variable). */
-typedef struct kv_event {
-  frit_uop *stmt;
-  int block;
-  int loop, var; /* an accumulator update inside loop `loop` (else -1) */
-} kv_event;
-
-/* A kernel variable a per-point loop adds into: reg = load + e, once per iteration. */
-typedef struct kv_accvar {
-  frit_uop *reg, *load, *e;
-  frit_uop *init;          /* its value before the loop: a node, or NULL with init_loop >= 0 */
-  int init_loop, init_var; /* ... or what an earlier loop left in it */
-  int var;                 /* the reverse kernel's variable replaying it */
-  frit_tensor *after;      /* its value after the replayed loop */
-  frit_tensor *adj;        /* the adjoint of that value */
-} kv_accvar;
-
-typedef struct kv_loop {
-  frit_uop *end, *range;
-  int block; /* the body's block */
-  kv_accvar *v;
-  int nv;
-} kv_loop;
-
-typedef struct kv_block {
-  int parent, depth;
-  uint32_t ifn; /* the IF whose branch it is (node id; 0 for the kernel's block) */
-  int branch;   /* 1 then, 2 else */
-} kv_block;
-
-/* An accumulator of the adjoints of one read tensor (or 0-d value): a fresh zero buffer the
- * reverse kernel adds into. */
-typedef struct kv_acc {
-  frit_uop *target;
-  frit_tensor *z;
-} kv_acc;
-
-typedef struct kv {
-  frit_ctx *ctx;
-  const char *name;
-  frit_uop *kernel, *T;
-  frit_tensor *g, *g_src; /* the cotangent of AFTER(T, K); what the seeds read (fresh when zeroed) */
-  bool pass;              /* T's own cotangent is wanted: written elements are zeroed in g_src */
-  ad_wants_fn wants;
-  void *env;
-  kv_block *blocks;
-  size_t nblocks, capblocks;
-  kv_event *events;
-  size_t nevents, capevents;
-  kb_map block_of;  /* LOAD/STORE/ATOMIC id -> its block */
-  kb_map fwd;       /* forwarded LOAD id -> index in fwdv of the value it reads */
-  kb_list fwdv;
-  kb_map home;      /* value id -> depth of the innermost block whose leaves it uses */
-  kb_map tr;        /* old value id -> index in trv: its recomputation in the reverse kernel */
-  frit_tensor **trv;
-  size_t ntrv, captrv;
-  kb_map adj;       /* old value id -> index in adjv */
-  frit_tensor **adjv;
-  size_t nadjv, capadjv;
-  kv_acc *accs;
-  size_t naccs, capaccs;
-  kv_loop *loops;
-  size_t nloops, caploops;
-  kb_map loop_of;  /* END id -> its loop */
-  kb_map after_of; /* LOAD of a variable after a loop added into it -> loop * 256 + var */
-  kb_list undo;    /* translations made inside a loop, dropped when it closes */
-  int loop_scope;
-  /* the sinks of the innermost open if: outer values that inner adjoints add into */
-  kb_list *sink_nodes;
-  int *sink_vars;
-} kv;
-
-static bool grow(frit_ctx *ctx, void **p, size_t *cap, size_t need, size_t elt) {
-  if (need <= *cap) return true;
-  size_t c = *cap ? *cap * 2 : 16;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * elt);
-  if (!q) {
-    frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
-    return false;
-  }
-  *p = q, *cap = c;
-  return true;
-}
-
-static bool refuse(kv *s, const char *why) {
-  if (s->ctx->status == FRIT_OK)
-    ti_fail(s->ctx, "grad", (frit_tensor *const[]){TI_T(s->T)}, 1,
-            "frit_vjp through explicit kernel '%s': %s", s->name, why);
-  return false;
-}
-
-static bool nomem(kv *s) {
-  frit_set_error(s->ctx, FRIT_ERR_NOMEM, "out of memory");
-  return false;
-}
-
-static bool is_value_op(frit_op op) {
-  return (frit_op_flags(op) & FRIT_F_ALU) || op == FRIT_OP_CAST || op == FRIT_OP_BITCAST;
-}
-static bool is_var_addr(const frit_uop *addr) { return addr->src[0]->op == FRIT_OP_DEFINE_REG; }
-static frit_uop *addr_of(const frit_uop *stmt) { return stmt->src[0]; }
-static int64_t serial_of(const frit_uop *stmt) { return stmt->arg.i1; }
-
-static bool ancestor_or_self(const kv *s, int a, int b) {
-  for (; b >= 0; b = s->blocks[b].parent)
-    if (a == b) return true;
-  return false;
-}
-
-/* Whether no point runs both blocks: they lie in the two branches of one if. */
-static bool exclusive(const kv *s, int a, int b) {
-  for (int x = a; x >= 0; x = s->blocks[x].parent)
-    for (int y = b; y >= 0; y = s->blocks[y].parent)
-      if (s->blocks[x].parent == s->blocks[y].parent && s->blocks[x].ifn && s->blocks[x].ifn == s->blocks[y].ifn &&
-          s->blocks[x].branch != s->blocks[y].branch)
-        return true;
-  return false;
-}
-
-/* The first STORE after w at w's address (program order), or NULL. */
-static const kv_event *next_store(const kv *s, const frit_uop *w, int wb) {
-  const kv_event *best = NULL;
-  for (size_t i = 0; i < s->nevents; i++) {
-    const frit_uop *e = s->events[i].stmt;
-    if (exclusive(s, s->events[i].block, wb)) continue;
-    if (e->op == FRIT_OP_STORE && addr_of(e) == addr_of(w) && serial_of(e) > serial_of(w) &&
-        (!best || serial_of(e) < serial_of(best->stmt)))
-      best = &s->events[i];
-  }
-  return best;
-}
-
-/* ---------- pre-scan: blocks, writes, which reads see a value this point stored ---------- */
-
-static bool scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch);
-static bool scan_loop(kv *s, frit_uop *end, int b);
-
-/* The last write of address a before serial (program order) that a point in block b can have
- * run, or NULL. */
-static const kv_event *last_write(const kv *s, const frit_uop *a, int64_t serial, int b) {
-  const kv_event *last = NULL;
-  for (size_t i = 0; i < s->nevents; i++) {
-    const frit_uop *e = s->events[i].stmt;
-    if (exclusive(s, s->events[i].block, b) || serial_of(e) >= serial) continue;
-    if (addr_of(e) == a && (!last || serial_of(e) > serial_of(last->stmt))) last = &s->events[i];
-  }
-  return last;
-}
-
-/* A read after a loop that added into the variable: the loop's result. */
-static bool after_loop(const kv *s, const kv_event *w, int b) {
-  return w->loop >= 0 && ancestor_or_self(s, s->blocks[s->loops[w->loop].block].parent, b);
-}
-
-static bool scan_load(kv *s, frit_uop *ld, int b) {
-  frit_uop *a = addr_of(ld);
-  const kv_event *last = last_write(s, a, serial_of(ld), b);
-  if (last && after_loop(s, last, b))
-    return kb_map_put(&s->after_of, ld->id, last->loop * 256 + last->var) || nomem(s);
-  if (!last) {
-    if (is_var_addr(a)) return refuse(s, "internal: a kernel variable is read before it is set");
-    return true; /* reads the value before the kernel */
-  }
-  if (last->stmt->op == FRIT_OP_ATOMIC)
-    return refuse(s, "a point reads an element after an atomic update of it (the value depends on the other points)");
-  if (!ancestor_or_self(s, last->block, b))
-    return refuse(s, is_var_addr(a) ? "a kernel variable is read after an if block that may have set it (set it on "
-                                      "both paths before the if instead)"
-                                    : "a point reads an element that an if block before the read may have written");
-  if (!kb_list_push(&s->fwdv, last->stmt->src[1]) || !kb_map_put(&s->fwd, ld->id, (int32_t)(s->fwdv.n - 1)))
-    return nomem(s);
-  return true;
-}
-
-static const char loop_rule[] =
-    "a loop inside the body differentiates when it only reads tensors and adds into kernel variables "
-    "(acc.set(acc + x), x not using the variables it adds into); this one ";
-
-/* Whether u (through value ops) uses one of the loop's accumulator reads. */
-static bool uses_acc(const kv_loop *L, const frit_uop *u, int depth) {
-  for (int i = 0; i < L->nv; i++)
-    if (u == L->v[i].load) return true;
-  if (depth > 64 || (!is_value_op((frit_op)u->op) && u->op != FRIT_OP_VECTORIZE)) return false;
-  for (uint32_t i = 0; i < u->nsrc; i++)
-    if (uses_acc(L, u->src[i], depth + 1)) return true;
-  return false;
-}
-
-static bool loop_refuse(kv *s, const char *what) {
-  char why[512];
-  snprintf(why, sizeof why, "%s%s", loop_rule, what);
-  return refuse(s, why);
-}
-
-/* A per-point loop END(SEQ, RANGE) in block b: its body becomes a block; every variable it sets
- * must be an accumulator (one read, one update reg = read + e). */
-static bool scan_loop(kv *s, frit_uop *end, int b) {
-  frit_uop *seq = end->src[0];
-  if (end->nsrc != 2) return refuse(s, "internal: a loop with several ranges");
-  if (!grow(s->ctx, (void **)&s->loops, &s->caploops, s->nloops + 1, sizeof *s->loops)) return false;
-  int li = (int)s->nloops++;
-  kv_loop *L = &s->loops[li];
-  *L = (kv_loop){end, end->src[1], (int)s->nblocks, NULL, 0};
-  if (!kb_map_put(&s->loop_of, end->id, li)) return nomem(s);
-  if (!grow(s->ctx, (void **)&s->blocks, &s->capblocks, s->nblocks + 1, sizeof *s->blocks)) return false;
-  s->blocks[s->nblocks++] = (kv_block){b, s->blocks[b].depth + 1, 0, 0};
-  int body = L->block;
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates */
-    frit_uop *st = seq->src[i];
-    if (st->op == FRIT_OP_LOAD) continue;
-    if (st->op != FRIT_OP_STORE || !is_var_addr(addr_of(st)))
-      return loop_refuse(s, "writes a tensor, or has an if, a loop, break or continue inside");
-    frit_uop *v = st->src[1], *reg = addr_of(st)->src[0];
-    for (int k = 0; k < L->nv; k++)
-      if (L->v[k].reg == reg) return loop_refuse(s, "sets a variable twice per iteration");
-    int side = -1;
-    for (int j = 0; v->op == FRIT_OP_ADD && j < 2; j++)
-      if (v->src[j]->op == FRIT_OP_LOAD && addr_of(v->src[j]) == addr_of(st) && serial_of(v->src[j]) < serial_of(st))
-        side = j;
-    if (side < 0) return loop_refuse(s, "sets a variable to something other than its value plus a term");
-    kv_accvar *nv = realloc(L->v, (size_t)(L->nv + 1) * sizeof *nv);
-    if (!nv) return nomem(s);
-    L->v = nv;
-    L->v[L->nv++] = (kv_accvar){reg, v->src[side], v->src[1 - side], NULL, -1, -1, -1, NULL, NULL};
-    if (L->nv > 255) return loop_refuse(s, "sets more than 255 variables");
-  }
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the reads */
-    frit_uop *st = seq->src[i];
-    if (st->op != FRIT_OP_LOAD) continue;
-    if (!kb_map_put(&s->block_of, st->id, body)) return nomem(s);
-    bool acc = false;
-    for (int k = 0; k < L->nv; k++) acc |= st == L->v[k].load;
-    for (int k = 0; !acc && k < L->nv; k++)
-      if (addr_of(st)->src[0] == L->v[k].reg) return loop_refuse(s, "reads a variable it adds into twice");
-    if (!acc && !scan_load(s, st, body)) return false;
-    if (!acc && uses_acc(L, addr_of(st)->src[1], 0)) return loop_refuse(s, "indexes with a variable it adds into");
-  }
-  for (int k = 0; k < L->nv; k++) {
-    kv_accvar *a = &L->v[k];
-    if (uses_acc(L, a->e, 0)) return loop_refuse(s, "adds a term that uses a variable it adds into");
-    const kv_event *w = last_write(s, addr_of(a->load), serial_of(a->load), b);
-    if (!w) return refuse(s, "internal: a kernel variable is read before it is set");
-    if (after_loop(s, w, b)) a->init_loop = w->loop, a->init_var = w->var;
-    else if (ancestor_or_self(s, w->block, b)) a->init = w->stmt->src[1];
-    else return refuse(s, "a kernel variable is read after an if block that may have set it");
-  }
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates are writes of the loop's block */
-    frit_uop *st = seq->src[i];
-    if (st->op != FRIT_OP_STORE) continue;
-    int k = 0;
-    while (L->v[k].reg != addr_of(st)->src[0]) k++;
-    if (!kb_map_put(&s->block_of, st->id, body)) return nomem(s);
-    if (!grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
-    s->events[s->nevents++] = (kv_event){st, body, li, k};
-  }
-  return true;
-}
-
-static bool scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch) {
-  if (!grow(s->ctx, (void **)&s->blocks, &s->capblocks, s->nblocks + 1, sizeof *s->blocks))
-    return false;
-  int b = (int)s->nblocks++;
-  s->blocks[b] = (kv_block){parent, parent < 0 ? 0 : s->blocks[parent].depth + 1, ifn, branch};
-  for (uint32_t i = 0; i < seq->nsrc; i++) {
-    frit_uop *st = seq->src[i];
-    frit_op op = (frit_op)st->op;
-    if (op == FRIT_OP_LOAD) {
-      if (!kb_map_put(&s->block_of, st->id, b)) return nomem(s);
-      if (!scan_load(s, st, b)) return false;
-    } else if (op == FRIT_OP_STORE || op == FRIT_OP_ATOMIC) {
-      if (!kb_map_put(&s->block_of, st->id, b)) return nomem(s);
-      if (!grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
-      s->events[s->nevents++] = (kv_event){st, b, -1, -1};
-    } else if (op == FRIT_OP_IF) {
-      if (!scan_block(s, st->src[1], b, st->id, 1)) return false;
-      if (st->nsrc > 2 && !scan_block(s, st->src[2], b, st->id, 2)) return false;
-    } else if (op == FRIT_OP_END) {
-      if (!scan_loop(s, st, b)) return false;
-    } else if (op == FRIT_OP_BREAK || op == FRIT_OP_CONTINUE) {
-      return refuse(s, "it breaks out of (or continues) a loop inside its body");
-    } else {
-      return refuse(s, "internal: an unknown statement in its body");
-    }
-  }
-  return true;
-}
 
 /* ---------- the forward values, recomputed in the reverse kernel ---------- */
 
@@ -314,15 +25,15 @@ static int home(kv *s, frit_uop *u) {
       if (hs > h) h = hs;
     }
   }
-  if (!kb_map_put(&s->home, u->id, h)) nomem(s);
+  if (!kb_map_put(&s->home, u->id, h)) kv_nomem(s);
   return h;
 }
 
 static bool tr_put(kv *s, frit_uop *u, frit_tensor *t) {
-  if (!grow(s->ctx, (void **)&s->trv, &s->captrv, s->ntrv + 1, sizeof *s->trv)) return false;
+  if (!kv_grow(s->ctx, (void **)&s->trv, &s->captrv, s->ntrv + 1, sizeof *s->trv)) return false;
   s->trv[s->ntrv++] = t;
-  if (s->loop_scope && !kb_list_push(&s->undo, u)) return nomem(s);
-  return kb_map_put(&s->tr, u->id, (int32_t)(s->ntrv - 1)) || nomem(s);
+  if (s->loop_scope && !kb_list_push(&s->undo, u)) return kv_nomem(s);
+  return kb_map_put(&s->tr, u->id, (int32_t)(s->ntrv - 1)) || kv_nomem(s);
 }
 
 /* Drops the translations made since undo held `mark` entries (values of a closed loop body). */
@@ -339,12 +50,12 @@ static frit_tensor *translate(kv *s, frit_uop *u) {
   frit_tensor *r = NULL;
   if (op == FRIT_OP_LOAD && kb_map_get(&s->after_of, u->id, &v)) {
     r = s->loops[v / 256].v[v % 256].after;
-    if (!r) return refuse(s, "internal: a loop's result used before the loop"), NULL;
+    if (!r) return kv_refuse(s, "internal: a loop's result used before the loop"), NULL;
   } else if (op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &v)) r = translate(s, s->fwdv.v[v]);
-    else return refuse(s, "internal: a read used before its statement"), NULL;
+    else return kv_refuse(s, "internal: a read used before its statement"), NULL;
   } else if (op == FRIT_OP_ATOMIC) {
-    return refuse(s, "the value an atomic returns is used (it depends on the order the points run in)"), NULL;
+    return kv_refuse(s, "the value an atomic returns is used (it depends on the order the points run in)"), NULL;
   } else if (is_value_op(op)) {
     frit_uop *src[4];
     FRIT_ASSERT(u->nsrc <= 4);
@@ -382,7 +93,7 @@ static frit_tensor *acc_of(kv *s, frit_uop *target) {
   frit_tensor *t = TI_T(target);
   const frit_shape *sh = ti_shape(s->ctx, t);
   frit_tensor *z = frit_identity(s->ctx, ti_full(s->ctx, target->dtype, (frit_scalar){.f = 0}, sh->ndim, sh->dims));
-  if (!z || !grow(s->ctx, (void **)&s->accs, &s->capaccs, s->naccs + 1, sizeof *s->accs)) return NULL;
+  if (!z || !kv_grow(s->ctx, (void **)&s->accs, &s->capaccs, s->naccs + 1, sizeof *s->accs)) return NULL;
   s->accs[s->naccs++] = (kv_acc){target, z};
   return z;
 }
@@ -415,16 +126,16 @@ static bool adj_add(kv *s, frit_uop *u, frit_tensor *c, int depth) {
         frit_tensor *sum = cur ? ti_alu2(s->ctx, FRIT_OP_ADD, cur, ti_cast(s->ctx, c, u->dtype)) : NULL;
         return sum && frit_kernel_var_set(s->ctx, s->sink_vars[i], sum) == FRIT_OK;
       }
-    return refuse(s, "internal: an adjoint leaves an if block or a loop without a sink");
+    return kv_refuse(s, "internal: an adjoint leaves an if block or a loop without a sink");
   }
   int32_t v;
   if (kb_map_get(&s->adj, u->id, &v) && v >= 0) {
     s->adjv[v] = ti_alu2(s->ctx, FRIT_OP_ADD, s->adjv[v], c);
     return s->adjv[v] != NULL;
   }
-  if (!grow(s->ctx, (void **)&s->adjv, &s->capadjv, s->nadjv + 1, sizeof *s->adjv)) return false;
+  if (!kv_grow(s->ctx, (void **)&s->adjv, &s->capadjv, s->nadjv + 1, sizeof *s->adjv)) return false;
   s->adjv[s->nadjv++] = c;
-  return kb_map_put(&s->adj, u->id, (int32_t)(s->nadjv - 1)) || nomem(s);
+  return kb_map_put(&s->adj, u->id, (int32_t)(s->nadjv - 1)) || kv_nomem(s);
 }
 
 /* The values of the current block (home == depth) reachable from u through value ops,
@@ -432,7 +143,7 @@ static bool adj_add(kv *s, frit_uop *u, frit_tensor *c, int depth) {
 static bool reach(kv *s, frit_uop *u, int depth, kb_map *seen, kb_list *out) {
   int32_t d;
   if (kb_map_get(seen, u->id, &d) || !frit_dtype_is_float(u->dtype) || home(s, u) != depth) return true;
-  if (!kb_map_put(seen, u->id, 0) || !kb_list_push(out, u)) return nomem(s);
+  if (!kb_map_put(seen, u->id, 0) || !kb_list_push(out, u)) return kv_nomem(s);
   if (after_id(s, u) >= 0) {
     frit_uop *n = init_node(s, after_id(s, u));
     return !n || reach(s, n, depth, seen, out);
@@ -478,7 +189,7 @@ static bool propagate(kv *s, const kb_list *roots, int depth) {
     int32_t v, f;
     if (!kb_map_get(&s->adj, u->id, &v) || v < 0) continue;
     frit_tensor *g = s->adjv[v];
-    if (!(ok = kb_map_put(&s->adj, u->id, -1) || nomem(s))) break;
+    if (!(ok = kb_map_put(&s->adj, u->id, -1) || kv_nomem(s))) break;
     frit_op op = (frit_op)u->op;
     if (after_id(s, u) >= 0) {
       ok = acc_adj(s, after_id(s, u), g, depth);
@@ -507,7 +218,7 @@ static bool propagate(kv *s, const kb_list *roots, int depth) {
       for (uint32_t i = 0; ok && i < u->nsrc && i < 4; i++)
         if (want[i] && out[i]) ok = adj_add(s, u->src[i], out[i], depth);
     } else if (op == FRIT_OP_ATOMIC) {
-      ok = refuse(s, "the value an atomic returns is used (it depends on the order the points run in)");
+      ok = kv_refuse(s, "the value an atomic returns is used (it depends on the order the points run in)");
     } else if (op != FRIT_OP_RANGE) {
       /* a tensor-level 0-d value used as a scalar: every point adds its share */
       if (!s->wants(s->env, u)) continue;
@@ -524,9 +235,9 @@ static bool propagate(kv *s, const kb_list *roots, int depth) {
 static bool frontier_walk(kv *s, frit_uop *u, int depth, kb_map *seen, kb_list *out) {
   int32_t d;
   if (kb_map_get(seen, u->id, &d) || !frit_dtype_is_float(u->dtype)) return true;
-  if (!kb_map_put(seen, u->id, 0)) return nomem(s);
+  if (!kb_map_put(seen, u->id, 0)) return kv_nomem(s);
   if (u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR) return true;
-  if (home(s, u) <= depth) return kb_list_push(out, u) || nomem(s);
+  if (home(s, u) <= depth) return kb_list_push(out, u) || kv_nomem(s);
   if (after_id(s, u) >= 0) {
     frit_uop *n = init_node(s, after_id(s, u));
     return !n || frontier_walk(s, n, depth, seen, out);
@@ -568,7 +279,7 @@ static bool frontier(kv *s, frit_uop *seq, int depth, kb_map *seen, kb_list *out
 /* Declares a zero kernel variable per sink (the outer values a nested block sends adjoints to). */
 static int *sink_vars(kv *s, const kb_list *sinks) {
   int *vars = malloc((sinks->n ? sinks->n : 1) * sizeof *vars);
-  if (!vars) return nomem(s), NULL;
+  if (!vars) return kv_nomem(s), NULL;
   for (size_t i = 0; i < sinks->n; i++) {
     frit_tensor *zero = ti_full(s->ctx, sinks->v[i]->dtype, (frit_scalar){.f = 0}, 0, NULL);
     if (!zero || (vars[i] = frit_kernel_var(s->ctx, sinks->v[i]->dtype, zero)) < 0) {
@@ -718,14 +429,14 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
     }
     if ((st->op != FRIT_OP_STORE && st->op != FRIT_OP_ATOMIC) || addr_of(st)->src[0] != s->T) continue;
     if (st->op == FRIT_OP_ATOMIC && st->arg.i0 != FRIT_ATOMIC_ADD) {
-      ok = refuse(s, "an atomic min, max or exchange writes the differentiated tensor (only atomic add is linear)");
+      ok = kv_refuse(s, "an atomic min, max or exchange writes the differentiated tensor (only atomic add is linear)");
       break;
     }
     int32_t bb = 0;
     kb_map_get(&s->block_of, st->id, &bb);
-    const kv_event *later = next_store(s, st, bb);
+    const kv_event *later = kv_next_store(s, st, bb);
     if (later && !ancestor_or_self(s, later->block, bb)) {
-      ok = refuse(s, "a point writes the same element twice, the second time inside an if block (write it once, "
+      ok = kv_refuse(s, "a point writes the same element twice, the second time inside an if block (write it once, "
                      "choosing the value with where)");
       break;
     }
@@ -776,10 +487,10 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
     return false;
   }
   kb_state *ks = kb_get(ctx, false);
-  if (ks && ks->open) return refuse(&s, "a kernel is open (call frit_vjp outside kernels)");
+  if (ks && ks->open) return kv_refuse(&s, "a kernel is open (call frit_vjp outside kernels)");
   frit_uop *body = K->src[0], *seq = body->op == FRIT_OP_END ? body->src[0] : body;
   int ndim = body->op == FRIT_OP_END ? (int)body->nsrc - 1 : 0;
-  bool ok = scan_block(&s, seq, -1, 0, 0);
+  bool ok = kv_scan_block(&s, seq, -1, 0, 0);
   s.pass = wants(env, s.T);
   s.g_src = s.pass ? frit_identity(ctx, g) : g;
   frit_uop *dims[FRIT_MAX_DIMS];
@@ -805,7 +516,7 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
   ad_contrib *c = calloc(s.naccs + 1, sizeof *c);
   if (!c) {
     kv_free(&s);
-    return nomem(&s);
+    return kv_nomem(&s);
   }
   size_t n = 0;
   for (int k = 0; k < nw; k++) {
