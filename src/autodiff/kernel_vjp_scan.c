@@ -76,6 +76,15 @@ static bool after_loop(const kv *s, const kv_event *w, int b) {
 
 static bool scan_load(kv *s, frit_uop *ld, int b) {
   frit_uop *a = addr_of(ld);
+  /* the reverse kernel cannot tell whether two index expressions name one element at run time,
+   * so a read after a write of the same tensor elsewhere could see either value */
+  for (size_t i = 0; !is_var_addr(a) && i < s->nevents; i++) {
+    const frit_uop *e = s->events[i].stmt;
+    if (addr_of(e)->src[0] == a->src[0] && addr_of(e) != a && serial_of(e) < serial_of(ld) &&
+        !exclusive(s, s->events[i].block, b))
+      return kv_refuse(s, "a point reads a tensor after writing it at another index expression (they may name the "
+                          "same element); read before writing, or index both the same way");
+  }
   const kv_event *last = last_write(s, a, serial_of(ld), b);
   if (last && after_loop(s, last, b))
     return kb_map_put(&s->after_of, ld->id, last->loop * 256 + last->var) || kv_nomem(s);

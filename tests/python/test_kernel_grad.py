@@ -420,6 +420,19 @@ def test_refusals_name_the_kernel():
     with pytest.raises(frit.FritError, match="'twice'.*same element twice"):
         frit.grad(twice)(x)
 
+    perm = np.array([1, 0, 2, 3, 4, 5, 6, 8, 7])
+
+    def aliased(x):
+        out = x * 1.0
+        p = frit.asarray(perm)
+        with frit.kernel(N, name="aliased") as i:
+            out[p[i]] = x[i] * 3.0
+            out[i] = out[(i + 1) % N] * 2.0   # may be the element stored above, at run time
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'aliased'.*another index expression"):
+        frit.grad(aliased)(x)
+
 
 def test_second_order_and_jvp():
     """Hessian-vector products and jvp differentiate the reverse kernel again."""
