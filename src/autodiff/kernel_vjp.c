@@ -269,6 +269,7 @@ static bool frontier(kv *s, frit_uop *seq, int depth, kb_map *seen, kb_list *out
       kv_loop *L = loop_at(s, st);
       for (int k = 0; k < L->nv; k++)
         if (!frontier_walk(s, L->v[k].e, depth, seen, out)) return false;
+      if (!frontier(s, st->src[0], depth, seen, out)) return false; /* its writes */
     } else if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && addr_of(st)->src[0] == s->T) {
       if (!frontier_walk(s, st->src[1], depth, seen, out)) return false;
     }
@@ -354,6 +355,7 @@ static bool close_loop(kv *s, size_t mark) {
 
 /* Phase one: the loop runs forward again so that what it leaves in its variables is known. */
 static bool replay_loop(kv *s, kv_loop *L) {
+  if (L->nv == 0) return true; /* nothing of it is needed outside it */
   for (int k = 0; k < L->nv; k++) {
     kv_accvar *a = &L->v[k];
     frit_tensor *init = a->init ? translate(s, a->init) : accvar(s, a->init_loop * 256 + a->init_var)->after;
@@ -372,15 +374,53 @@ static bool replay_loop(kv *s, kv_loop *L) {
   return true;
 }
 
+/* A write of the block to T, in the reverse pass: if it is what the element ends up with, its
+ * value's adjoint is gC there; a store's element is zeroed in the pass-through later. */
+static bool seed_write(kv *s, frit_uop *st, int depth, kb_list *roots, kb_list *zeroed) {
+  frit_ctx *ctx = s->ctx;
+  if ((st->op != FRIT_OP_STORE && st->op != FRIT_OP_ATOMIC) || addr_of(st)->src[0] != s->T) return true;
+  if (st->op == FRIT_OP_ATOMIC && st->arg.i0 != FRIT_ATOMIC_ADD)
+    return kv_refuse(s, "an atomic min, max or exchange writes the differentiated tensor (only atomic add is linear)");
+  int32_t bb = 0;
+  kb_map_get(&s->block_of, st->id, &bb);
+  const kv_event *later = kv_next_store(s, st, bb);
+  if (later && !ancestor_or_self(s, later->block, bb))
+    return kv_refuse(s, "a point writes the same element twice, the second time inside an if block (write it once, "
+                        "choosing the value with where)");
+  frit_tensor *ix[FRIT_MAX_DIMS];
+  int nd = translate_index(s, addr_of(st), ix);
+  if (nd < 0) return false;
+  if (!later) {
+    frit_tensor *gv = frit_kernel_load(ctx, s->g_src, nd, ix);
+    if (!gv || !adj_add(s, st->src[1], ti_cast(ctx, gv, st->src[1]->dtype), depth) || !kb_list_push(roots, st->src[1]))
+      return false;
+  }
+  return !(s->pass && st->op == FRIT_OP_STORE) || kb_list_push(zeroed, st) || kv_nomem(s);
+}
+
+/* The pass-through cotangent loses the elements the block stored, after every read of them. */
+static bool zero_writes(kv *s, const kb_list *zeroed) {
+  for (size_t i = 0; i < zeroed->n; i++) {
+    frit_tensor *ix[FRIT_MAX_DIMS];
+    int nd = translate_index(s, addr_of(zeroed->v[i]), ix);
+    if (nd < 0 || frit_kernel_store(s->ctx, s->g_src, nd, ix, ti_full(s->ctx, s->T->dtype, (frit_scalar){.f = 0}, 0, NULL)) != FRIT_OK)
+      return false;
+  }
+  return true;
+}
+
 /* The loop reversed: each iteration's terms take their variable's adjoint (an accumulator's
  * result depends on every term with slope 1), and the body runs backwards per iteration. */
 static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
+  frit_uop *seq = L->end->src[0];
   bool any = false;
   for (int k = 0; k < L->nv; k++) any |= L->v[k].adj != NULL && frit_dtype_is_float(L->v[k].e->dtype);
+  for (uint32_t i = 0; i < seq->nsrc; i++)
+    any |= (seq->src[i]->op == FRIT_OP_STORE || seq->src[i]->op == FRIT_OP_ATOMIC) && addr_of(seq->src[i])->src[0] == s->T;
   if (!any) return true;
   kb_map seen = {0};
-  kb_list sinks = {0}, terms = {0};
-  bool ok = true;
+  kb_list sinks = {0}, terms = {0}, zeroed = {0};
+  bool ok = frontier(s, seq, depth, &seen, &sinks);
   for (int k = 0; ok && k < L->nv; k++) ok = frontier_walk(s, L->v[k].e, depth, &seen, &sinks);
   kb_map_free(&seen);
   int *vars = ok ? sink_vars(s, &sinks) : NULL;
@@ -389,14 +429,16 @@ static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
   kb_list *save_nodes = s->sink_nodes;
   int *save_vars = s->sink_vars;
   s->sink_nodes = &sinks, s->sink_vars = vars;
+  for (uint32_t i = seq->nsrc; ok && i-- > 0;) ok = seed_write(s, seq->src[i], depth + 1, &terms, &zeroed);
   for (int k = 0; ok && k < L->nv; k++)
     if (L->v[k].adj) ok = adj_add(s, L->v[k].e, L->v[k].adj, depth + 1) && kb_list_push(&terms, L->v[k].e);
-  ok = ok && propagate(s, &terms, depth + 1);
+  ok = ok && propagate(s, &terms, depth + 1) && zero_writes(s, &zeroed);
   s->sink_nodes = save_nodes, s->sink_vars = save_vars;
   ok = ok && close_loop(s, mark) && drain_sinks(s, &sinks, vars, depth, roots);
   free(vars);
   free(sinks.v);
   free(terms.v);
+  free(zeroed.v);
   return ok && s->ctx->status == FRIT_OK;
 }
 
@@ -427,27 +469,7 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
       ok = rev_if(s, st, depth, &roots);
       continue;
     }
-    if ((st->op != FRIT_OP_STORE && st->op != FRIT_OP_ATOMIC) || addr_of(st)->src[0] != s->T) continue;
-    if (st->op == FRIT_OP_ATOMIC && st->arg.i0 != FRIT_ATOMIC_ADD) {
-      ok = kv_refuse(s, "an atomic min, max or exchange writes the differentiated tensor (only atomic add is linear)");
-      break;
-    }
-    int32_t bb = 0;
-    kb_map_get(&s->block_of, st->id, &bb);
-    const kv_event *later = kv_next_store(s, st, bb);
-    if (later && !ancestor_or_self(s, later->block, bb)) {
-      ok = kv_refuse(s, "a point writes the same element twice, the second time inside an if block (write it once, "
-                     "choosing the value with where)");
-      break;
-    }
-    frit_tensor *ix[FRIT_MAX_DIMS];
-    int nd = translate_index(s, addr_of(st), ix);
-    if (!(ok = nd >= 0)) break;
-    if (!later) { /* this write's value is what the element ends up with */
-      frit_tensor *gv = frit_kernel_load(ctx, s->g_src, nd, ix);
-      ok = gv && adj_add(s, st->src[1], ti_cast(ctx, gv, st->src[1]->dtype), depth) && kb_list_push(&roots, st->src[1]);
-    }
-    if (ok && s->pass && st->op == FRIT_OP_STORE) ok = kb_list_push(&zeroed, st);
+    ok = seed_write(s, st, depth, &roots, &zeroed);
   }
   ok = ok && propagate(s, &roots, depth);
   for (uint32_t i = seq->nsrc; ok && i-- > 0;) {
@@ -455,11 +477,7 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
     roots.n = 0;
     ok = rev_loop(s, loop_at(s, seq->src[i]), depth, &roots) && propagate(s, &roots, depth);
   }
-  for (size_t i = 0; ok && i < zeroed.n; i++) {
-    frit_tensor *ix[FRIT_MAX_DIMS];
-    int nd = translate_index(s, addr_of(zeroed.v[i]), ix);
-    ok = nd >= 0 && frit_kernel_store(ctx, s->g_src, nd, ix, ti_full(ctx, s->T->dtype, (frit_scalar){.f = 0}, 0, NULL)) == FRIT_OK;
-  }
+  ok = ok && zero_writes(s, &zeroed);
   free(roots.v);
   free(zeroed.v);
   return ok && ctx->status == FRIT_OK;
@@ -490,7 +508,7 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
   if (ks && ks->open) return kv_refuse(&s, "a kernel is open (call frit_vjp outside kernels)");
   frit_uop *body = K->src[0], *seq = body->op == FRIT_OP_END ? body->src[0] : body;
   int ndim = body->op == FRIT_OP_END ? (int)body->nsrc - 1 : 0;
-  bool ok = kv_scan_block(&s, seq, -1, 0, 0);
+  bool ok = kv_scan(&s, seq);
   s.pass = wants(env, s.T);
   s.g_src = s.pass ? frit_identity(ctx, g) : g;
   frit_uop *dims[FRIT_MAX_DIMS];

@@ -85,6 +85,8 @@ bool kv_nomem(kv *s);
 /* The pre-scan of a block (parent -1 for the kernel's own; ifn/branch: the IF it is a branch of):
  * blocks, writes, loops, and which reads see a value the point stored. */
 bool kv_scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch);
+/* The pre-scan of the kernel's body (kv_scan_block of its block, then checks across blocks). */
+bool kv_scan(kv *s, frit_uop *seq);
 /* The first STORE after w (in block wb) at w's address that a point can run, or NULL. */
 const kv_event *kv_next_store(const kv *s, const frit_uop *w, int wb);
 

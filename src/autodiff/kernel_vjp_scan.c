@@ -104,8 +104,18 @@ static bool scan_load(kv *s, frit_uop *ld, int b) {
 }
 
 static const char loop_rule[] =
-    "a loop inside the body differentiates when it only reads tensors and adds into kernel variables "
-    "(acc.set(acc + x), x not using the variables it adds into); this one ";
+    "a loop inside the body differentiates when it reads tensors, adds into kernel variables (acc.set(acc + x), "
+    "x not using the variables it adds into) and writes tensors at elements that depend on the loop index; "
+    "this one ";
+
+/* Whether u (through value ops and index vectors) uses node r. */
+static bool uses(const frit_uop *u, const frit_uop *r, int depth) {
+  if (u == r) return true;
+  if (depth > 64 || (!is_value_op((frit_op)u->op) && u->op != FRIT_OP_VECTORIZE)) return false;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (uses(u->src[i], r, depth + 1)) return true;
+  return false;
+}
 
 /* Whether u (through value ops) uses one of the loop's accumulator reads. */
 static bool uses_acc(const kv_loop *L, const frit_uop *u, int depth) {
@@ -139,8 +149,16 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
   for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates */
     frit_uop *st = seq->src[i];
     if (st->op == FRIT_OP_LOAD) continue;
-    if (st->op != FRIT_OP_STORE || !is_var_addr(addr_of(st)))
-      return loop_refuse(s, "writes a tensor, or has an if, a loop, break or continue inside");
+    if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && !is_var_addr(addr_of(st))) {
+      /* one element per iteration, so that iterations never overwrite or read each other's */
+      if (!uses(addr_of(st)->src[1], L->range, 0)) return loop_refuse(s, "writes an element that does not depend on the loop index");
+      for (uint32_t j = 0; j < seq->nsrc; j++)
+        if (seq->src[j]->op == FRIT_OP_LOAD && addr_of(seq->src[j])->src[0] == addr_of(st)->src[0])
+          return loop_refuse(s, "reads a tensor it writes");
+      continue;
+    }
+    if (st->op != FRIT_OP_STORE)
+      return loop_refuse(s, "has an if, a loop, break or continue inside");
     frit_uop *v = st->src[1], *reg = addr_of(st)->src[0];
     for (int k = 0; k < L->nv; k++)
       if (L->v[k].reg == reg) return loop_refuse(s, "sets a variable twice per iteration");
@@ -175,14 +193,15 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
     else if (ancestor_or_self(s, w->block, b)) a->init = w->stmt->src[1];
     else return kv_refuse(s, "a kernel variable is read after an if block that may have set it");
   }
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates are writes of the loop's block */
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates and writes are writes of the loop's block */
     frit_uop *st = seq->src[i];
-    if (st->op != FRIT_OP_STORE) continue;
+    if (st->op != FRIT_OP_STORE && st->op != FRIT_OP_ATOMIC) continue;
     int k = 0;
-    while (L->v[k].reg != addr_of(st)->src[0]) k++;
+    if (is_var_addr(addr_of(st)))
+      while (L->v[k].reg != addr_of(st)->src[0]) k++;
     if (!kb_map_put(&s->block_of, st->id, body)) return kv_nomem(s);
     if (!kv_grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
-    s->events[s->nevents++] = (kv_event){st, body, li, k};
+    s->events[s->nevents++] = (kv_event){st, body, is_var_addr(addr_of(st)) ? li : -1, is_var_addr(addr_of(st)) ? k : -1};
   }
   return true;
 }
@@ -216,3 +235,18 @@ bool kv_scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch) {
   return true;
 }
 
+bool kv_scan(kv *s, frit_uop *seq) {
+  if (!kv_scan_block(s, seq, -1, 0, 0)) return false;
+  /* a loop writes many elements of a tensor: another write of that tensor by the point, at an
+   * index expression of its own, could name one of them at run time */
+  for (size_t i = 0; i < s->nevents; i++) {
+    const kv_block *bi = &s->blocks[s->events[i].block];
+    if (bi->parent < 0 || bi->ifn || is_var_addr(addr_of(s->events[i].stmt))) continue;
+    for (size_t j = 0; j < s->nevents; j++)
+      if (s->events[j].block != s->events[i].block &&
+          addr_of(s->events[j].stmt)->src[0] == addr_of(s->events[i].stmt)->src[0])
+        return kv_refuse(s, "a tensor written inside a loop is also written elsewhere by the point (the elements "
+                            "may be the same at run time)");
+  }
+  return true;
+}

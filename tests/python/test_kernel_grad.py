@@ -321,6 +321,48 @@ def test_loops_chained_dynamic_and_under_if():
     check(f, None, [x, w])
 
 
+def test_loops_writing_tensors():
+    """Loops storing (and atomically adding) elements that depend on the loop index, under an
+    if, into a fresh tensor and in place; an accumulator next to them; a strided loop."""
+    x, w, c = rng.standard_normal(5), rng.standard_normal(4), rng.standard_normal((5, 4))
+
+    def rows(x, w):
+        out = frit.zeros((5, 4), frit.float64)
+        y = frit.zeros(5, frit.float64)
+        with frit.kernel(5) as i:
+            s = x[i] * 2.0
+            with frit.if_(x[i] > -1.0):
+                acc = frit.var(0.0, frit.float64)
+                with frit.loop(0, 4) as k:
+                    out[i, k] = frit.sin(s * w[k]) + x[(i + k) % 5]
+                    acc.set(acc + w[k] * s)
+                y[i] = acc
+        return frit.sum(out * out) + frit.sum(y * y * frit.arange(5))
+
+    def rows_ref(x, w):
+        on = (x > -1.0)[:, None]
+        out = frit.where(on, frit.sin((x * 2.0)[:, None] * w[None, :]) + frit.stack([frit.roll(x, -k) for k in range(4)], axis=1), 0.0)
+        y = frit.where(x > -1.0, frit.sum(w) * x * 2.0, 0.0)
+        return frit.sum(out * out) + frit.sum(y * y * frit.arange(5))
+
+    check(rows, rows_ref, [x, w])
+
+    def in_place(c, x):
+        c = c * 1.0
+        with frit.kernel(5) as i:
+            with frit.loop(1, 4, 2) as k:            # k = 1, 3: odd columns
+                frit.atomic_add(c, (i, k), x[i] * k)
+                c[i, k - 1] = x[i] * x[(i + 1) % 5] * (k // 2)
+        return frit.sum(c * c)
+
+    def in_place_ref(c, x):
+        odd = c[:, 1::2] + x[:, None] * frit.asarray(np.array([1.0, 3.0]))[None, :]
+        even = (x * frit.roll(x, -1))[:, None] * frit.asarray(np.array([0.0, 1.0]))[None, :]
+        return frit.sum(odd * odd) + frit.sum(even * even)
+
+    check(in_place, in_place_ref, [c, x])
+
+
 def test_grad_under_jit():
     x = rng.standard_normal(N)
 
@@ -379,12 +421,25 @@ def test_refusals_name_the_kernel():
     def store_in_loop(x):
         out = frit.zeros((N, 2), frit.float64)
         with frit.kernel(N, name="rows") as i:
+            acc = frit.var(0.0, frit.float64)
             with frit.loop(0, 2) as k:
-                out[i, k] = x[i] * k
+                acc.set(acc + x[i] * k)
+                out[i, 0] = acc         # the same element every iteration
         return frit.sum(out)
 
-    with pytest.raises(frit.FritError, match="'rows'.*writes a tensor"):
+    with pytest.raises(frit.FritError, match="'rows'.*does not depend on the loop index"):
         frit.grad(store_in_loop)(x)
+
+    def loop_and_outside(x):
+        out = frit.zeros((N, 2), frit.float64)
+        with frit.kernel(N, name="both") as i:
+            with frit.loop(0, 2) as k:
+                out[i, k] = x[i] * k
+            out[i, 0] = x[i]          # the loop's element for k = 0
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'both'.*written inside a loop is also written elsewhere"):
+        frit.grad(loop_and_outside)(x)
 
     def brk(x):
         out = frit.zeros(N, frit.float64)
