@@ -105,7 +105,8 @@ static bool scan_load(kv *s, frit_uop *ld, int b) {
 
 static const char loop_rule[] =
     "a loop inside the body differentiates when it reads tensors, adds into kernel variables (acc.set(acc + x), "
-    "x not using the variables it adds into) and writes tensors at elements that depend on the loop index; "
+    "x not using the variables it adds into), stores to tensor elements that depend on the loop index and "
+    "adds atomically into tensors; "
     "this one ";
 
 /* Whether u (through value ops and index vectors) uses node r. */
@@ -150,8 +151,10 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
     frit_uop *st = seq->src[i];
     if (st->op == FRIT_OP_LOAD) continue;
     if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && !is_var_addr(addr_of(st))) {
-      /* one element per iteration, so that iterations never overwrite or read each other's */
-      if (!uses(addr_of(st)->src[1], L->range, 0)) return loop_refuse(s, "writes an element that does not depend on the loop index");
+      /* stores: one element per iteration, so that iterations never overwrite each other's (atomic
+       * adds are linear and may repeat) */
+      if (st->op == FRIT_OP_STORE && !uses(addr_of(st)->src[1], L->range, 0))
+        return loop_refuse(s, "stores to an element that does not depend on the loop index");
       for (uint32_t j = 0; j < seq->nsrc; j++)
         if (seq->src[j]->op == FRIT_OP_LOAD && addr_of(seq->src[j])->src[0] == addr_of(st)->src[0])
           return loop_refuse(s, "reads a tensor it writes");

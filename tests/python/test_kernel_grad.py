@@ -362,6 +362,19 @@ def test_loops_writing_tensors():
 
     check(in_place, in_place_ref, [c, x])
 
+    def binned(x, w):
+        out = frit.zeros(3, frit.float64)
+        with frit.kernel(5) as i:
+            with frit.loop(0, 4) as k:          # the same bin every iteration: atomic adds may repeat
+                frit.atomic_add(out, i % 3, x[(i + k) % 5] * w[k])
+        return frit.sum(out * out)
+
+    def binned_ref(x, w):
+        per_point = frit.sum(frit.stack([frit.roll(x, -k) for k in range(4)], axis=1) * w[None, :], axis=1)
+        return frit.sum(frit.scatter(frit.zeros(3, frit.float64), frit.asarray(np.arange(5) % 3), per_point, "add") ** 2)
+
+    check(binned, binned_ref, [x, w])
+
 
 def test_grad_under_jit():
     x = rng.standard_normal(N)
@@ -427,7 +440,7 @@ def test_refusals_name_the_kernel():
                 out[i, 0] = acc         # the same element every iteration
         return frit.sum(out)
 
-    with pytest.raises(frit.FritError, match="'rows'.*does not depend on the loop index"):
+    with pytest.raises(frit.FritError, match="'rows'.*stores to an element that does not depend on the loop index"):
         frit.grad(store_in_loop)(x)
 
     def loop_and_outside(x):
