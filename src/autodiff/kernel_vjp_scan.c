@@ -192,6 +192,9 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
     if (uses_acc(L, a->e, 0)) return loop_refuse(s, "adds a term that uses a variable it adds into");
     const kv_event *w = last_write(s, addr_of(a->load), serial_of(a->load), b);
     if (!w) return kv_refuse(s, "internal: a kernel variable is read before it is set");
+    if (after_loop(s, w, b) && s->blocks[s->loops[w->loop].block].parent != b)
+      /* the earlier loop is reversed in its own block: an adjoint made inside an if cannot reach it */
+      return loop_refuse(s, "adds into a variable that a loop outside its enclosing if added into");
     if (after_loop(s, w, b)) a->init_loop = w->loop, a->init_var = w->var;
     else if (ancestor_or_self(s, w->block, b)) a->init = w->stmt->src[1];
     else return kv_refuse(s, "a kernel variable is read after an if block that may have set it");

@@ -454,6 +454,21 @@ def test_refusals_name_the_kernel():
     with pytest.raises(frit.FritError, match="'both'.*written inside a loop is also written elsewhere"):
         frit.grad(loop_and_outside)(x)
 
+    def nested(x):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N, name="nest") as i:
+            acc = frit.var(0.0, frit.float64)
+            with frit.loop(0, 2) as k:
+                acc.set(acc + x[(i + k) % N])
+            with frit.if_(x[i] > 0):
+                with frit.loop(0, 2) as k:
+                    acc.set(acc + x[(i + k + 2) % N] * 3.0)
+                out[i] = acc
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'nest'.*a loop outside its enclosing if"):
+        frit.grad(nested)(x)
+
     def brk(x):
         out = frit.zeros(N, frit.float64)
         with frit.kernel(N, name="brk") as i:
