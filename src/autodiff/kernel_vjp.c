@@ -14,6 +14,8 @@ static int home(kv *s, frit_uop *u) {
   int h = 0;
   if (u->op == FRIT_OP_LOAD && kb_map_get(&s->after_of, u->id, &v)) {
     h = s->blocks[s->blocks[s->loops[v / 256].block].parent].depth;
+  } else if (u->op == FRIT_OP_LOAD && kb_map_get(&s->phi_of, u->id, &v)) {
+    h = s->blocks[s->phis[v].block].depth;
   } else if (u->op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &v)) h = home(s, s->fwdv.v[v]);
     else if (kb_map_get(&s->block_of, u->id, &v)) h = s->blocks[v].depth;
@@ -51,6 +53,8 @@ static frit_tensor *translate(kv *s, frit_uop *u) {
   if (op == FRIT_OP_LOAD && kb_map_get(&s->after_of, u->id, &v)) {
     r = s->loops[v / 256].v[v % 256].after;
     if (!r) return kv_refuse(s, "internal: a loop's result used before the loop"), NULL;
+  } else if (op == FRIT_OP_LOAD && kb_map_get(&s->phi_of, u->id, &v)) {
+    if (!(r = s->phis[v].after)) return kv_refuse(s, "internal: an if's result used before the if"), NULL;
   } else if (op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &v)) r = translate(s, s->fwdv.v[v]);
     else return kv_refuse(s, "internal: a read used before its statement"), NULL;
@@ -193,6 +197,9 @@ static bool propagate(kv *s, const kb_list *roots, int depth) {
     frit_op op = (frit_op)u->op;
     if (after_id(s, u) >= 0) {
       ok = acc_adj(s, after_id(s, u), g, depth);
+    } else if (op == FRIT_OP_LOAD && kb_map_get(&s->phi_of, u->id, &f)) {
+      kv_phi *p = &s->phis[f];
+      ok = (p->adj = p->adj ? ti_alu2(s->ctx, FRIT_OP_ADD, p->adj, g) : g) != NULL;
     } else if (op == FRIT_OP_LOAD && kb_map_get(&s->fwd, u->id, &f)) {
       ok = adj_add(s, s->fwdv.v[f], g, depth);
     } else if (op == FRIT_OP_LOAD) {
@@ -242,6 +249,8 @@ static bool frontier_walk(kv *s, frit_uop *u, int depth, kb_map *seen, kb_list *
     frit_uop *n = init_node(s, after_id(s, u));
     return !n || frontier_walk(s, n, depth, seen, out);
   }
+  if (u->op == FRIT_OP_LOAD && kb_map_get(&s->phi_of, u->id, &d))
+    return frontier_walk(s, s->phis[d].br[0], depth, seen, out) && frontier_walk(s, s->phis[d].br[1], depth, seen, out);
   if (u->op == FRIT_OP_LOAD) {
     if (kb_map_get(&s->fwd, u->id, &d)) return frontier_walk(s, s->fwdv.v[d], depth, seen, out);
     return true;
@@ -300,23 +309,52 @@ static bool drain_sinks(kv *s, const kb_list *sinks, const int *vars, int depth,
   return true;
 }
 
-static bool rev_block(kv *s, frit_uop *seq, int depth);
+/* Extra seeds of a branch: the values it set a variable to that is read after the if. */
+typedef struct kv_seeds {
+  frit_uop *node[16];
+  frit_tensor *g[16];
+  int n;
+} kv_seeds;
 
+static bool rev_block(kv *s, frit_uop *seq, int depth, const kv_seeds *extra);
+
+/* An if reversed: the adjoint of what it left in variables goes to the branch that set it (a
+ * seed inside that branch) or, for a branch that left the value from before, to that value
+ * outside, masked by the condition. */
 static bool rev_if(kv *s, frit_uop *st, int depth, kb_list *roots) {
   kb_map seen = {0};
   kb_list sinks = {0};
   int *vars = NULL;
   bool ok = true;
+  kv_seeds br[2] = {{.n = 0}, {.n = 0}};
+  frit_tensor *cond = translate(s, st->src[0]);
+  for (size_t i = 0; ok && cond && i < s->nphis; i++) {
+    kv_phi *p = &s->phis[i];
+    if (p->ifst != st || !p->adj) continue;
+    for (int k = 0; ok && k < 2; k++) {
+      if (p->inside[k]) {
+        if (br[k].n == 16) {
+          ok = kv_refuse(s, "more than 16 variables set in one branch of an if are read after it");
+          break;
+        }
+        br[k].node[br[k].n] = p->br[k], br[k].g[br[k].n++] = p->adj;
+        ok = frontier_walk(s, p->br[k], depth, &seen, &sinks);
+      } else {
+        frit_tensor *zero = ti_full(s->ctx, frit_dtype_scalar(p->reg->dtype), (frit_scalar){.f = 0}, 0, NULL);
+        frit_tensor *gk = k == 0 ? ti_where(s->ctx, cond, p->adj, zero) : ti_where(s->ctx, cond, zero, p->adj);
+        ok = gk && adj_add(s, p->br[k], gk, depth) && kb_list_push(roots, p->br[k]);
+      }
+    }
+  }
   for (uint32_t b = 1; ok && b < st->nsrc; b++) ok = frontier(s, st->src[b], depth, &seen, &sinks);
   kb_map_free(&seen);
   if (ok) ok = (vars = sink_vars(s, &sinks)) != NULL;
-  frit_tensor *cond = ok ? translate(s, st->src[0]) : NULL;
   kb_list *save_nodes = s->sink_nodes;
   int *save_vars = s->sink_vars;
-  if (cond && frit_kernel_if_begin(s->ctx, cond) == FRIT_OK) {
+  if (ok && cond && frit_kernel_if_begin(s->ctx, cond) == FRIT_OK) {
     s->sink_nodes = &sinks, s->sink_vars = vars;
-    ok = rev_block(s, st->src[1], depth + 1);
-    if (ok && st->nsrc > 2) ok = frit_kernel_else(s->ctx) == FRIT_OK && rev_block(s, st->src[2], depth + 1);
+    ok = rev_block(s, st->src[1], depth + 1, &br[0]);
+    if (ok && st->nsrc > 2) ok = frit_kernel_else(s->ctx) == FRIT_OK && rev_block(s, st->src[2], depth + 1, &br[1]);
     s->sink_nodes = save_nodes, s->sink_vars = save_vars;
     ok = ok && frit_kernel_if_end(s->ctx) == FRIT_OK;
   } else ok = false;
@@ -446,36 +484,79 @@ static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
  * writes to T, its ifs (reversed inside an if on the same condition), the adjoints propagated,
  * then its loops reversed last to first (each once the adjoints of its results are complete),
  * and the written elements of T zeroed in the pass-through cotangent last (after every read). */
-static bool rev_block(kv *s, frit_uop *seq, int depth) {
-  frit_ctx *ctx = s->ctx;
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* reads and loops, in program order */
+static bool replay(kv *s, frit_uop *seq);
+
+/* Phase one for an if whose results (variables read after it) are needed: it runs again, each
+ * branch setting a reverse-kernel variable to the value that branch leaves. */
+static bool replay_if(kv *s, frit_uop *st) {
+  bool any = false;
+  for (size_t i = 0; i < s->nphis; i++) any |= s->phis[i].ifst == st;
+  if (!any) return true;
+  for (size_t i = 0; i < s->nphis; i++) {
+    kv_phi *p = &s->phis[i];
+    if (p->ifst != st) continue;
+    frit_tensor *zero = ti_full(s->ctx, frit_dtype_scalar(p->reg->dtype), (frit_scalar){.f = 0}, 0, NULL);
+    if (!zero || (p->var = frit_kernel_var(s->ctx, frit_dtype_scalar(p->reg->dtype), zero)) < 0) return false;
+  }
+  frit_tensor *cond = translate(s, st->src[0]);
+  if (!cond || frit_kernel_if_begin(s->ctx, cond) != FRIT_OK) return false;
+  for (int k = 0; k < 2; k++) {
+    if (k == 1 && frit_kernel_else(s->ctx) != FRIT_OK) return false;
+    size_t mark = s->undo.n;
+    s->loop_scope++;
+    bool ok = (k + 1 >= (int)st->nsrc || replay(s, st->src[k + 1]));
+    for (size_t i = 0; ok && i < s->nphis; i++) {
+      kv_phi *p = &s->phis[i];
+      frit_tensor *v = p->ifst == st ? translate(s, p->br[k]) : NULL;
+      ok = p->ifst != st || (v && frit_kernel_var_set(s->ctx, p->var, v) == FRIT_OK);
+    }
+    s->loop_scope--;
+    tr_undo(s, mark);
+    if (!ok) return false;
+  }
+  if (frit_kernel_if_end(s->ctx) != FRIT_OK) return false;
+  for (size_t i = 0; i < s->nphis; i++)
+    if (s->phis[i].ifst == st && !(s->phis[i].after = frit_kernel_var_get(s->ctx, s->phis[i].var))) return false;
+  return true;
+}
+
+/* Phase one of a block: its reads recomputed, its loops and result-giving ifs replayed. */
+static bool replay(kv *s, frit_uop *seq) {
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* in program order */
     frit_uop *st = seq->src[i];
     int32_t f;
     if (st->op == FRIT_OP_END) {
       if (!replay_loop(s, loop_at(s, st))) return false;
       continue;
     }
+    if (st->op == FRIT_OP_IF) {
+      if (!replay_if(s, st)) return false;
+      continue;
+    }
     if (st->op != FRIT_OP_LOAD || is_var_addr(addr_of(st)) || kb_map_get(&s->fwd, st->id, &f)) continue;
     frit_tensor *ix[FRIT_MAX_DIMS];
     int nd = translate_index(s, addr_of(st), ix);
-    frit_tensor *r = nd >= 0 ? frit_kernel_load(ctx, TI_T(addr_of(st)->src[0]), nd, ix) : NULL;
+    frit_tensor *r = nd >= 0 ? frit_kernel_load(s->ctx, TI_T(addr_of(st)->src[0]), nd, ix) : NULL;
     if (!r || !tr_put(s, st, r)) return false;
   }
+  return true;
+}
+
+static bool rev_block(kv *s, frit_uop *seq, int depth, const kv_seeds *extra) {
+  frit_ctx *ctx = s->ctx;
+  if (!replay(s, seq)) return false;
   kb_list roots = {0}, zeroed = {0};
   bool ok = true;
-  for (uint32_t i = seq->nsrc; ok && i-- > 0;) {
-    frit_uop *st = seq->src[i];
-    if (st->op == FRIT_OP_IF) {
-      ok = rev_if(s, st, depth, &roots);
-      continue;
-    }
-    ok = seed_write(s, st, depth, &roots, &zeroed);
-  }
+  for (uint32_t i = seq->nsrc; ok && i-- > 0;) ok = seed_write(s, seq->src[i], depth, &roots, &zeroed);
+  for (int i = 0; ok && extra && i < extra->n; i++)
+    ok = adj_add(s, extra->node[i], extra->g[i], depth) && kb_list_push(&roots, extra->node[i]);
   ok = ok && propagate(s, &roots, depth);
-  for (uint32_t i = seq->nsrc; ok && i-- > 0;) {
-    if (seq->src[i]->op != FRIT_OP_END) continue;
+  for (uint32_t i = seq->nsrc; ok && i-- > 0;) { /* ifs and loops, last first */
+    frit_uop *st = seq->src[i];
+    if (st->op != FRIT_OP_END && st->op != FRIT_OP_IF) continue;
     roots.n = 0;
-    ok = rev_loop(s, loop_at(s, seq->src[i]), depth, &roots) && propagate(s, &roots, depth);
+    ok = (st->op == FRIT_OP_IF ? rev_if(s, st, depth, &roots) : rev_loop(s, loop_at(s, st), depth, &roots)) &&
+         propagate(s, &roots, depth);
   }
   ok = ok && zero_writes(s, &zeroed);
   free(roots.v);
@@ -486,6 +567,7 @@ static bool rev_block(kv *s, frit_uop *seq, int depth) {
 static void kv_free(kv *s) {
   for (size_t i = 0; i < s->nloops; i++) free(s->loops[i].v);
   free(s->loops), free(s->undo.v), kb_map_free(&s->loop_of), kb_map_free(&s->after_of);
+  free(s->phis), free(s->ifnodes.v), kb_map_free(&s->phi_of);
   free(s->blocks), free(s->events), free(s->trv), free(s->adjv), free(s->accs), free(s->fwdv.v);
   kb_map_free(&s->block_of), kb_map_free(&s->fwd), kb_map_free(&s->home), kb_map_free(&s->tr), kb_map_free(&s->adj);
 }
@@ -520,7 +602,7 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
     kv_free(&s);
     return false;
   }
-  ok = rev_block(&s, seq, 0);
+  ok = rev_block(&s, seq, 0, NULL);
   frit_status saved = ctx->status;
   char msg[sizeof ctx->errmsg];
   memcpy(msg, ctx->errmsg, sizeof msg);

@@ -36,6 +36,18 @@ typedef struct kv_block {
   int branch;   /* 1 then, 2 else */
 } kv_block;
 
+/* A kernel variable read after an if that sets it: cond ? br[0] : br[1], each the value the
+ * variable has at the end of that branch (set in it, or from before the if). */
+typedef struct kv_phi {
+  frit_uop *ifst, *reg;
+  int block;          /* the block holding the if */
+  frit_uop *br[2];
+  bool inside[2];     /* br[k] was set inside branch k */
+  int var;            /* the reverse kernel's variable replaying it */
+  frit_tensor *after; /* its value after the replayed if */
+  frit_tensor *adj;
+} kv_phi;
+
 /* An accumulator of the adjoints of one read tensor (or 0-d value): a fresh zero buffer the
  * reverse kernel adds into. */
 typedef struct kv_acc {
@@ -71,8 +83,12 @@ typedef struct kv {
   size_t nloops, caploops;
   kb_map loop_of;  /* END id -> its loop */
   kb_map after_of; /* LOAD of a variable after a loop added into it -> loop * 256 + var */
-  kb_list undo;    /* translations made inside a loop, dropped when it closes */
+  kb_list undo;    /* translations made inside a replayed loop or if, dropped when it closes */
   int loop_scope;
+  kv_phi *phis;
+  size_t nphis, capphis;
+  kb_map phi_of;   /* LOAD of a variable after an if that set it -> its phi */
+  kb_list ifnodes; /* the IF statements of the body */
   /* the sinks of the innermost open if: outer values that inner adjoints add into */
   kb_list *sink_nodes;
   int *sink_vars;

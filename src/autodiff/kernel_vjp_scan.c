@@ -74,6 +74,55 @@ static bool after_loop(const kv *s, const kv_event *w, int b) {
   return w->loop >= 0 && ancestor_or_self(s, s->blocks[s->loops[w->loop].block].parent, b);
 }
 
+/* The serial range [lo, hi] of the reads and writes inside a statement. */
+static void serials(const frit_uop *u, int64_t *lo, int64_t *hi) {
+  if (u->op == FRIT_OP_LOAD || u->op == FRIT_OP_STORE || u->op == FRIT_OP_ATOMIC) {
+    if (serial_of(u) < *lo) *lo = serial_of(u);
+    if (serial_of(u) > *hi) *hi = serial_of(u);
+    return;
+  }
+  if (u->op == FRIT_OP_IF || u->op == FRIT_OP_SEQ || u->op == FRIT_OP_END)
+    for (uint32_t i = u->op == FRIT_OP_IF ? 1 : 0; i < u->nsrc; i++)
+      if (u->src[i]->op != FRIT_OP_RANGE) serials(u->src[i], lo, hi);
+}
+
+/* The value a variable has at the end of branch bk of the if st (held in block pb), or before the
+ * if when bk < 0; NULL (refused) unless it is a plain value there. */
+static frit_uop *branch_value(kv *s, frit_uop *st, const frit_uop *a, int pb, int bk, bool *inside) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  serials(st, &lo, &hi);
+  const kv_event *w = bk >= 0 ? last_write(s, a, hi + 1, bk) : last_write(s, a, lo, pb);
+  int at = bk >= 0 ? bk : pb;
+  if (!w || w->loop >= 0 || !ancestor_or_self(s, w->block, at))
+    return kv_refuse(s, "a kernel variable is read after an if that sets it inside a nested if or loop"), NULL;
+  *inside = bk >= 0 && w->block == bk;
+  return w->stmt->src[1];
+}
+
+/* The phi of variable address a after the if whose branch block x (a child of a block the read
+ * is in) holds its last write. */
+static bool make_phi(kv *s, frit_uop *ld, int x) {
+  int pb = s->blocks[x].parent;
+  uint32_t ifn = s->blocks[x].ifn;
+  if (!ifn) return kv_refuse(s, "internal: a variable written in a loop outside the reader's blocks");
+  frit_uop *a = addr_of(ld), *st = NULL;
+  int bk[2] = {-1, -1};
+  for (size_t i = 0; i < s->nblocks; i++)
+    if (s->blocks[i].parent == pb && s->blocks[i].ifn == ifn) bk[s->blocks[i].branch - 1] = (int)i;
+  for (size_t i = 0; i < s->nphis; i++)
+    if (s->phis[i].ifst->id == ifn && s->phis[i].reg == a->src[0])
+      return kb_map_put(&s->phi_of, ld->id, (int32_t)i) || kv_nomem(s);
+  for (size_t i = 0; i < s->ifnodes.n; i++)
+    if (s->ifnodes.v[i]->id == ifn) st = s->ifnodes.v[i];
+  FRIT_ASSERT(st);
+  kv_phi p = {st, a->src[0], pb, {NULL, NULL}, {false, false}, -1, NULL, NULL};
+  for (int k = 0; k < 2; k++)
+    if (!(p.br[k] = branch_value(s, st, a, pb, bk[k], &p.inside[k]))) return false;
+  if (!kv_grow(s->ctx, (void **)&s->phis, &s->capphis, s->nphis + 1, sizeof *s->phis)) return false;
+  s->phis[s->nphis++] = p;
+  return kb_map_put(&s->phi_of, ld->id, (int32_t)(s->nphis - 1)) || kv_nomem(s);
+}
+
 static bool scan_load(kv *s, frit_uop *ld, int b) {
   frit_uop *a = addr_of(ld);
   /* the reverse kernel cannot tell whether two index expressions name one element at run time,
@@ -94,9 +143,14 @@ static bool scan_load(kv *s, frit_uop *ld, int b) {
   }
   if (last->stmt->op == FRIT_OP_ATOMIC)
     return kv_refuse(s, "a point reads an element after an atomic update of it (the value depends on the other points)");
+  if (!ancestor_or_self(s, last->block, b) && is_var_addr(a) && last->loop < 0) {
+    int x = last->block;
+    while (x >= 0 && !ancestor_or_self(s, s->blocks[x].parent, b)) x = s->blocks[x].parent;
+    FRIT_ASSERT(x >= 0);
+    return make_phi(s, ld, x);
+  }
   if (!ancestor_or_self(s, last->block, b))
-    return kv_refuse(s, is_var_addr(a) ? "a kernel variable is read after an if block that may have set it (set it on "
-                                      "both paths before the if instead)"
+    return kv_refuse(s, is_var_addr(a) ? "a kernel variable is read after an if block that may have set it"
                                     : "a point reads an element that an if block before the read may have written");
   if (!kb_list_push(&s->fwdv, last->stmt->src[1]) || !kb_map_put(&s->fwd, ld->id, (int32_t)(s->fwdv.n - 1)))
     return kv_nomem(s);
@@ -228,6 +282,7 @@ bool kv_scan_block(kv *s, frit_uop *seq, int parent, uint32_t ifn, int branch) {
       if (!kv_grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
       s->events[s->nevents++] = (kv_event){st, b, -1, -1};
     } else if (op == FRIT_OP_IF) {
+      if (!kb_list_push(&s->ifnodes, st)) return kv_nomem(s);
       if (!kv_scan_block(s, st->src[1], b, st->id, 1)) return false;
       if (st->nsrc > 2 && !kv_scan_block(s, st->src[2], b, st->id, 2)) return false;
     } else if (op == FRIT_OP_END) {
