@@ -364,25 +364,15 @@ static bool rev_if(kv *s, frit_uop *st, int depth, kb_list *roots) {
   return ok && s->ctx->status == FRIT_OK;
 }
 
-/* Opens the reverse kernel's copy of loop L (0 .. trip, the forward index recomputed from it)
- * and reads the body's tensors again. */
+static bool replay(kv *s, frit_uop *seq);
+
+/* Opens the reverse kernel's copy of loop L (0 .. trip, the forward index recomputed from it). */
 static bool open_loop(kv *s, kv_loop *L) {
   frit_tensor *trip = translate(s, L->range->src[0]), *k = NULL;
   frit_tensor *zero = frit_scalar_i(s->ctx, FRIT_I64, 0), *one = frit_scalar_i(s->ctx, FRIT_I64, 1);
   if (!trip || frit_kernel_loop_begin(s->ctx, zero, trip, one, &k) != FRIT_OK) return false;
   s->loop_scope++;
-  if (!tr_put(s, L->range, k)) return false;
-  frit_uop *seq = L->end->src[0];
-  for (uint32_t i = 0; i < seq->nsrc; i++) {
-    frit_uop *st = seq->src[i];
-    int32_t f;
-    if (st->op != FRIT_OP_LOAD || is_var_addr(addr_of(st)) || kb_map_get(&s->fwd, st->id, &f)) continue;
-    frit_tensor *ix[FRIT_MAX_DIMS];
-    int nd = translate_index(s, addr_of(st), ix);
-    frit_tensor *r = nd >= 0 ? frit_kernel_load(s->ctx, TI_T(addr_of(st)->src[0]), nd, ix) : NULL;
-    if (!r || !tr_put(s, st, r)) return false;
-  }
-  return true;
+  return tr_put(s, L->range, k);
 }
 
 static bool close_loop(kv *s, size_t mark) {
@@ -400,7 +390,7 @@ static bool replay_loop(kv *s, kv_loop *L) {
     if (!init || (a->var = frit_kernel_var(s->ctx, frit_dtype_scalar(a->reg->dtype), init)) < 0) return false;
   }
   size_t mark = s->undo.n;
-  if (!open_loop(s, L)) return false;
+  if (!open_loop(s, L) || !replay(s, L->end->src[0])) return false;
   for (int k = 0; k < L->nv; k++) {
     frit_tensor *cur = frit_kernel_var_get(s->ctx, L->v[k].var), *e = translate(s, L->v[k].e);
     if (!cur || !e || frit_kernel_var_set(s->ctx, L->v[k].var, ti_alu2(s->ctx, FRIT_OP_ADD, cur, e)) != FRIT_OK)
@@ -449,15 +439,31 @@ static bool zero_writes(kv *s, const kb_list *zeroed) {
 
 /* The loop reversed: each iteration's terms take their variable's adjoint (an accumulator's
  * result depends on every term with slope 1), and the body runs backwards per iteration. */
+/* Whether a block (with its ifs) writes T. */
+static bool writes_T(const kv *s, const frit_uop *seq) {
+  for (uint32_t i = 0; i < seq->nsrc; i++) {
+    const frit_uop *st = seq->src[i];
+    if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && addr_of(st)->src[0] == s->T) return true;
+    if (st->op == FRIT_OP_IF)
+      for (uint32_t b = 1; b < st->nsrc; b++)
+        if (writes_T(s, st->src[b])) return true;
+  }
+  return false;
+}
+
 static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
   frit_uop *seq = L->end->src[0];
-  bool any = false;
+  bool any = writes_T(s, seq);
   for (int k = 0; k < L->nv; k++) any |= L->v[k].adj != NULL && frit_dtype_is_float(L->v[k].e->dtype);
-  for (uint32_t i = 0; i < seq->nsrc; i++)
-    any |= (seq->src[i]->op == FRIT_OP_STORE || seq->src[i]->op == FRIT_OP_ATOMIC) && addr_of(seq->src[i])->src[0] == s->T;
   if (!any) return true;
+  kv_seeds terms = {.n = 0};
+  for (int k = 0; k < L->nv; k++)
+    if (L->v[k].adj) {
+      if (terms.n == 16) return kv_refuse(s, "a loop adds into more than 16 variables whose results take gradients");
+      terms.node[terms.n] = L->v[k].e, terms.g[terms.n++] = L->v[k].adj;
+    }
   kb_map seen = {0};
-  kb_list sinks = {0}, terms = {0}, zeroed = {0};
+  kb_list sinks = {0};
   bool ok = frontier(s, seq, depth, &seen, &sinks);
   for (int k = 0; ok && k < L->nv; k++) ok = frontier_walk(s, L->v[k].e, depth, &seen, &sinks);
   kb_map_free(&seen);
@@ -467,16 +473,11 @@ static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
   kb_list *save_nodes = s->sink_nodes;
   int *save_vars = s->sink_vars;
   s->sink_nodes = &sinks, s->sink_vars = vars;
-  for (uint32_t i = seq->nsrc; ok && i-- > 0;) ok = seed_write(s, seq->src[i], depth + 1, &terms, &zeroed);
-  for (int k = 0; ok && k < L->nv; k++)
-    if (L->v[k].adj) ok = adj_add(s, L->v[k].e, L->v[k].adj, depth + 1) && kb_list_push(&terms, L->v[k].e);
-  ok = ok && propagate(s, &terms, depth + 1) && zero_writes(s, &zeroed);
+  ok = ok && rev_block(s, seq, depth + 1, &terms);
   s->sink_nodes = save_nodes, s->sink_vars = save_vars;
   ok = ok && close_loop(s, mark) && drain_sinks(s, &sinks, vars, depth, roots);
   free(vars);
   free(sinks.v);
-  free(terms.v);
-  free(zeroed.v);
   return ok && s->ctx->status == FRIT_OK;
 }
 
