@@ -188,6 +188,21 @@ static bool loop_refuse(kv *s, const char *what) {
   return kv_refuse(s, why);
 }
 
+/* The tensor reads and writes of a block and the ifs in it. */
+static bool subtree(const frit_uop *seq, kb_list *loads, kb_list *writes) {
+  for (uint32_t i = 0; i < seq->nsrc; i++) {
+    frit_uop *st = seq->src[i];
+    if (st->op == FRIT_OP_IF) {
+      for (uint32_t k = 1; k < st->nsrc; k++)
+        if (!subtree(st->src[k], loads, writes)) return false;
+    } else if ((st->op == FRIT_OP_LOAD || st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) &&
+               !is_var_addr(addr_of(st))) {
+      if (!kb_list_push(st->op == FRIT_OP_LOAD ? loads : writes, st)) return false;
+    }
+  }
+  return true;
+}
+
 /* A per-point loop END(SEQ, RANGE) in block b: its body becomes a block; every variable it sets
  * must be an accumulator (one read, one update reg = read + e). */
 static bool scan_loop(kv *s, frit_uop *end, int b) {
@@ -201,22 +216,22 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
   if (!kv_grow(s->ctx, (void **)&s->blocks, &s->capblocks, s->nblocks + 1, sizeof *s->blocks)) return false;
   s->blocks[s->nblocks++] = (kv_block){b, s->blocks[b].depth + 1, 0, 0};
   int body = L->block;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  serials(end, &lo, &hi);
   for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates */
     frit_uop *st = seq->src[i];
-    if (st->op == FRIT_OP_LOAD) continue;
+    if (st->op == FRIT_OP_LOAD || st->op == FRIT_OP_IF) continue;
     if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && !is_var_addr(addr_of(st))) {
       /* stores: one element per iteration, so that iterations never overwrite each other's (atomic
        * adds are linear and may repeat) */
       if (st->op == FRIT_OP_STORE && !uses(addr_of(st)->src[1], L->range, 0))
         return loop_refuse(s, "stores to an element that does not depend on the loop index");
-      for (uint32_t j = 0; j < seq->nsrc; j++)
-        if (seq->src[j]->op == FRIT_OP_LOAD && addr_of(seq->src[j])->src[0] == addr_of(st)->src[0])
-          return loop_refuse(s, "reads a tensor it writes");
       continue;
     }
     if (st->op != FRIT_OP_STORE)
-      return loop_refuse(s, "has an if, a loop, break or continue inside");
+      return loop_refuse(s, "has a loop, break or continue inside");
     frit_uop *v = st->src[1], *reg = addr_of(st)->src[0];
+    if (!last_write(s, addr_of(st), lo, b)) continue; /* declared in the loop: set again every iteration */
     for (int k = 0; k < L->nv; k++)
       if (L->v[k].reg == reg) return loop_refuse(s, "sets a variable twice per iteration");
     int side = -1;
@@ -230,8 +245,38 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
     L->v[L->nv++] = (kv_accvar){reg, v->src[side], v->src[1 - side], NULL, -1, -1, -1, NULL, NULL};
     if (L->nv > 255) return loop_refuse(s, "sets more than 255 variables");
   }
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the reads */
+  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the reads, ifs and plain writes, in program order */
     frit_uop *st = seq->src[i];
+    bool acc_update = false;
+    for (int k = 0; k < L->nv; k++) acc_update |= st->op == FRIT_OP_STORE && addr_of(st)->src[0] == L->v[k].reg;
+    if ((st->op == FRIT_OP_STORE || st->op == FRIT_OP_ATOMIC) && !acc_update) {
+      if (!kb_map_put(&s->block_of, st->id, body)) return kv_nomem(s);
+      if (!kv_grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
+      s->events[s->nevents++] = (kv_event){st, body, -1, -1};
+      continue;
+    }
+    if (st->op == FRIT_OP_IF) {
+      size_t first = s->nevents;
+      if (!kb_list_push(&s->ifnodes, st)) return kv_nomem(s);
+      for (uint32_t k = 1; k < st->nsrc; k++)
+        if (!kv_scan_block(s, st->src[k], body, st->id, (int)k)) return false;
+      for (size_t e = first; e < s->nevents; e++) { /* what the if writes */
+        frit_uop *w = s->events[e].stmt, *a = addr_of(w);
+        if (s->events[e].loop >= 0) return loop_refuse(s, "has a loop inside an if");
+        if (!is_var_addr(a)) {
+          if (w->op == FRIT_OP_STORE && !uses(a->src[1], L->range, 0))
+            return loop_refuse(s, "stores to an element that does not depend on the loop index");
+          continue;
+        }
+        /* a variable from outside the loop set in the if would carry a value to the next iteration */
+        for (size_t f = 0; f < first; f++)
+          if (addr_of(s->events[f].stmt) == a && serial_of(s->events[f].stmt) < lo)
+            return loop_refuse(s, "sets a variable from outside the loop inside an if");
+        for (int k = 0; k < L->nv; k++)
+          if (L->v[k].reg == a->src[0]) return loop_refuse(s, "sets a variable it adds into inside an if");
+      }
+      continue;
+    }
     if (st->op != FRIT_OP_LOAD) continue;
     if (!kb_map_put(&s->block_of, st->id, body)) return kv_nomem(s);
     bool acc = false;
@@ -253,15 +298,21 @@ static bool scan_loop(kv *s, frit_uop *end, int b) {
     else if (ancestor_or_self(s, w->block, b)) a->init = w->stmt->src[1];
     else return kv_refuse(s, "a kernel variable is read after an if block that may have set it");
   }
-  for (uint32_t i = 0; i < seq->nsrc; i++) { /* the updates and writes are writes of the loop's block */
-    frit_uop *st = seq->src[i];
-    if (st->op != FRIT_OP_STORE && st->op != FRIT_OP_ATOMIC) continue;
-    int k = 0;
-    if (is_var_addr(addr_of(st)))
-      while (L->v[k].reg != addr_of(st)->src[0]) k++;
+  kb_list loads = {0}, writes = {0};
+  bool ok = subtree(seq, &loads, &writes), clash = false;
+  for (size_t i = 0; ok && i < loads.n; i++) /* iterations would read each other's elements */
+    for (size_t j = 0; j < writes.n; j++) clash |= addr_of(loads.v[i])->src[0] == addr_of(writes.v[j])->src[0];
+  free(loads.v);
+  free(writes.v);
+  if (!ok) return kv_nomem(s);
+  if (clash) return loop_refuse(s, "reads a tensor it writes");
+  for (int k = 0; k < L->nv; k++) { /* the updates are writes of the loop's block, marked as its results */
+    frit_uop *st = NULL;
+    for (uint32_t i = 0; i < seq->nsrc && !st; i++)
+      if (seq->src[i]->op == FRIT_OP_STORE && addr_of(seq->src[i])->src[0] == L->v[k].reg) st = seq->src[i];
     if (!kb_map_put(&s->block_of, st->id, body)) return kv_nomem(s);
     if (!kv_grow(s->ctx, (void **)&s->events, &s->capevents, s->nevents + 1, sizeof *s->events)) return false;
-    s->events[s->nevents++] = (kv_event){st, body, is_var_addr(addr_of(st)) ? li : -1, is_var_addr(addr_of(st)) ? k : -1};
+    s->events[s->nevents++] = (kv_event){st, body, li, k};
   }
   return true;
 }
@@ -301,8 +352,10 @@ bool kv_scan(kv *s, frit_uop *seq) {
   /* a loop writes many elements of a tensor: another write of that tensor by the point, at an
    * index expression of its own, could name one of them at run time */
   for (size_t i = 0; i < s->nevents; i++) {
-    const kv_block *bi = &s->blocks[s->events[i].block];
-    if (bi->parent < 0 || bi->ifn || is_var_addr(addr_of(s->events[i].stmt))) continue;
+    bool in_loop = false;
+    for (int x = s->events[i].block; x >= 0 && !in_loop; x = s->blocks[x].parent)
+      in_loop = s->blocks[x].parent >= 0 && !s->blocks[x].ifn;
+    if (!in_loop || is_var_addr(addr_of(s->events[i].stmt))) continue;
     for (size_t j = 0; j < s->nevents; j++)
       if (s->events[j].block != s->events[i].block &&
           addr_of(s->events[j].stmt)->src[0] == addr_of(s->events[i].stmt)->src[0])

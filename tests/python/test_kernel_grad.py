@@ -407,6 +407,36 @@ def test_loops_writing_tensors():
     check(binned, binned_ref, [x, w])
 
 
+def test_if_and_local_variables_inside_a_loop():
+    """An if/else inside a loop (a leaky relu of each term, stores in one branch) and a variable
+    declared inside the loop body."""
+    x, w = rng.standard_normal(6), rng.standard_normal(4)
+
+    def f(x, w):
+        out = frit.zeros((6, 4), frit.float64)
+        y = frit.zeros(6, frit.float64)
+        with frit.kernel(6) as i:
+            acc = frit.var(0.0, frit.float64)
+            with frit.loop(0, 4) as k:
+                t = x[(i + k) % 6] * w[k]
+                r = frit.var(0.0, frit.float64)
+                with frit.if_(t > 0):
+                    r.set(t * t)
+                    out[i, k] = t
+                with frit.else_():
+                    r.set(t * 0.1)
+                acc.set(acc + r)
+            y[i] = acc
+        return frit.sum(y * y) + frit.sum(out * frit.arange(4))
+
+    def ref(x, w):
+        t = frit.stack([frit.roll(x, -k) for k in range(4)], axis=1) * w[None, :]
+        y = frit.sum(frit.where(t > 0, t * t, t * 0.1), axis=1)
+        return frit.sum(y * y) + frit.sum(frit.where(t > 0, t, 0.0) * frit.arange(4))
+
+    check(f, ref, [x, w])
+
+
 def test_grad_under_jit():
     x = rng.standard_normal(N)
 
@@ -499,6 +529,19 @@ def test_refusals_name_the_kernel():
 
     with pytest.raises(frit.FritError, match="'nest'.*a loop outside its enclosing if"):
         frit.grad(nested)(x)
+
+    def carried(x):
+        out = frit.zeros(N, frit.float64)
+        with frit.kernel(N, name="carried") as i:
+            v = frit.var(0.0, frit.float64)
+            with frit.loop(0, 3) as k:
+                with frit.if_(x[(i + k) % N] > 0):
+                    v.set(x[(i + k) % N])    # the last positive one: carried across iterations
+            out[i] = v
+        return frit.sum(out)
+
+    with pytest.raises(frit.FritError, match="'carried'.*from outside the loop inside an if"):
+        frit.grad(carried)(x)
 
     def brk(x):
         out = frit.zeros(N, frit.float64)
