@@ -437,8 +437,6 @@ static bool zero_writes(kv *s, const kb_list *zeroed) {
   return true;
 }
 
-/* The loop reversed: each iteration's terms take their variable's adjoint (an accumulator's
- * result depends on every term with slope 1), and the body runs backwards per iteration. */
 /* Whether a block (with its ifs) writes T. */
 static bool writes_T(const kv *s, const frit_uop *seq) {
   for (uint32_t i = 0; i < seq->nsrc; i++) {
@@ -451,6 +449,9 @@ static bool writes_T(const kv *s, const frit_uop *seq) {
   return false;
 }
 
+/* The loop reversed: each iteration's terms take their variable's adjoint (an accumulator's
+ * result depends on every term with slope 1), and the body runs backwards per iteration as a
+ * block of its own (its writes seeded from gC, its ifs reversed). */
 static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
   frit_uop *seq = L->end->src[0];
   bool any = writes_T(s, seq);
@@ -480,12 +481,6 @@ static bool rev_loop(kv *s, kv_loop *L, int depth, kb_list *roots) {
   free(sinks.v);
   return ok && s->ctx->status == FRIT_OK;
 }
-
-/* The reverse of one block: its reads recomputed (and its loops replayed), the seeds of its
- * writes to T, its ifs (reversed inside an if on the same condition), the adjoints propagated,
- * then its loops reversed last to first (each once the adjoints of its results are complete),
- * and the written elements of T zeroed in the pass-through cotangent last (after every read). */
-static bool replay(kv *s, frit_uop *seq);
 
 /* Phase one for an if whose results (variables read after it) are needed: it runs again, each
  * branch setting a reverse-kernel variable to the value that branch leaves. */
@@ -543,6 +538,11 @@ static bool replay(kv *s, frit_uop *seq) {
   return true;
 }
 
+/* The reverse of one block: its reads recomputed (and its loops and result-giving ifs
+ * replayed), the seeds of its writes to T and the extra seeds, the adjoints propagated, then its
+ * ifs and loops reversed last to first (each once the adjoints of its results are complete, each
+ * followed by a propagation of what it sent out), and the elements of T it stored zeroed in the
+ * pass-through cotangent last (after every read of them). */
 static bool rev_block(kv *s, frit_uop *seq, int depth, const kv_seeds *extra) {
   frit_ctx *ctx = s->ctx;
   if (!replay(s, seq)) return false;

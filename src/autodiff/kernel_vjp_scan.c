@@ -158,10 +158,9 @@ static bool scan_load(kv *s, frit_uop *ld, int b) {
 }
 
 static const char loop_rule[] =
-    "a loop inside the body differentiates when it reads tensors, adds into kernel variables (acc.set(acc + x), "
-    "x not using the variables it adds into), stores to tensor elements that depend on the loop index and "
-    "adds atomically into tensors; "
-    "this one ";
+    "a loop inside the body differentiates when it reads tensors, adds into kernel variables from outside it "
+    "(acc.set(acc + x), x not using the variables it adds into), stores to tensor elements that depend on the "
+    "loop index, adds atomically into tensors, and holds ifs and variables of its own; this one ";
 
 /* Whether u (through value ops and index vectors) uses node r. */
 static bool uses(const frit_uop *u, const frit_uop *r, int depth) {
@@ -203,8 +202,9 @@ static bool subtree(const frit_uop *seq, kb_list *loads, kb_list *writes) {
   return true;
 }
 
-/* A per-point loop END(SEQ, RANGE) in block b: its body becomes a block; every variable it sets
- * must be an accumulator (one read, one update reg = read + e). */
+/* A per-point loop END(SEQ, RANGE) in block b: its body becomes a block; every variable from
+ * outside that it sets must be an accumulator (one read, one update reg = read + e, in the body
+ * itself), so that iterations pass nothing else to each other. */
 static bool scan_loop(kv *s, frit_uop *end, int b) {
   frit_uop *seq = end->src[0];
   if (end->nsrc != 2) return kv_refuse(s, "internal: a loop with several ranges");
