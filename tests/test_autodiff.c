@@ -237,6 +237,10 @@ static void test_explicit_kernel(int interpret) {
     loss = loss ? frit_binary_t(ctx, FRIT_BF_ADD, loss, s) : s;
   }
   CHECK_EQ_INT(frit_grad(ctx, loss, 2, (frit_tensor *const[]){x, c}, g), FRIT_OK);
+  /* the reverse kernels leave the user's last kernel's results in place */
+  frit_tensor *an2 = NULL;
+  CHECK_EQ_INT(frit_kernel_written(ctx, 1, &old, &an2), FRIT_OK);
+  CHECK(old == acc && an2 == an);
   frit_compile_opts o;
   memset(&o, 0, sizeof o);
   o.interpret = interpret;

@@ -599,7 +599,12 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
   for (int a = 0; a < ndim; a++) dims[a] = body->src[1 + a]->src[0];
   char name[96];
   snprintf(name, sizeof name, "%s_vjp", s.name);
+  /* the user's last kernel's results (frit_kernel_written) survive the reverse kernel */
+  kb_list keep_old = {0}, keep_new = {0};
+  for (size_t i = 0; ok && ks && i < ks->res_new.n; i++)
+    ok = (kb_list_push(&keep_old, ks->res_old.v[i]) && kb_list_push(&keep_new, ks->res_new.v[i])) || kv_nomem(&s);
   if (!ok || !s.g_src || frit_kernel_begin(ctx, name, ndim, dims, idx) != FRIT_OK) {
+    free(keep_old.v), free(keep_new.v);
     kv_free(&s);
     return false;
   }
@@ -610,17 +615,14 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
   int nw = frit_kernel_end(ctx);
   if (!ok || nw < 0) {
     if (saved != FRIT_OK) ctx->status = saved, memcpy(ctx->errmsg, msg, sizeof msg);
-    kv_free(&s);
-    return false;
+    ok = false;
+    nw = 0;
   }
   /* each accumulator's new version goes to its target; T also takes the pass-through */
-  ad_contrib *c = calloc(s.naccs + 1, sizeof *c);
-  if (!c) {
-    kv_free(&s);
-    return kv_nomem(&s);
-  }
+  ad_contrib *c = ok ? calloc(s.naccs + 1, sizeof *c) : NULL;
+  if (ok && !c) ok = kv_nomem(&s);
   size_t n = 0;
-  for (int k = 0; k < nw; k++) {
+  for (int k = 0; ok && k < nw; k++) {
     frit_tensor *old = NULL, *nv = NULL;
     frit_kernel_written(ctx, k, &old, &nv);
     if (old == s.g_src) {
@@ -633,8 +635,22 @@ bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn w
   bool zeroed = false;
   for (size_t i = 0; i < n; i++) zeroed |= c[i].target == s.T && TI_U(c[i].value)->op == FRIT_OP_AFTER &&
                                            TI_U(c[i].value)->src[0] == TI_U(s.g_src);
-  if (s.pass && !zeroed) c[n++] = (ad_contrib){s.T, g}; /* written only by atomic adds: all of g passes */
+  if (ok && s.pass && !zeroed) c[n++] = (ad_contrib){s.T, g}; /* written only by atomic adds: all of g passes */
+  kb_state *st = kb_get(ctx, false);
+  FRIT_ASSERT(st);
+  st->res_old.n = st->res_new.n = 0;
+  for (size_t i = 0; i < keep_new.n; i++)
+    if (!kb_list_push(&st->res_old, keep_old.v[i]) || !kb_list_push(&st->res_new, keep_new.v[i])) {
+      st->res_old.n = st->res_new.n = 0;
+      ok = kv_nomem(&s);
+      break;
+    }
+  free(keep_old.v), free(keep_new.v);
   kv_free(&s);
+  if (!ok) {
+    free(c);
+    return false;
+  }
   *out = c, *nout = n;
   return true;
 }
