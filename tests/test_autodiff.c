@@ -1,8 +1,10 @@
 /* Tests of reverse-mode autodiff through the C API (frit_grad, frit_vjp, frit_set_vjp,
  * frit_stop_gradient): a small network's gradients compiled and interpreted against central
  * finite differences of the same loss evaluated by plain C here; a user gradient rule; grad of
- * grad; host loops (stop conditions, captured values, nested loops, checkpoint intervals); and the
- * errors (non-float, non-scalar, explicit kernels, loops with bounds computed at run time). */
+ * grad; host loops (stop conditions, captured values, nested loops, checkpoint intervals); a user
+ * explicit kernel (stencil read, accumulation loop, in-place write under an if, atomic add)
+ * against finite differences; and the errors (non-float, non-scalar, refused kernels, loops with
+ * bounds computed at run time). */
 #include "check.h"
 #include "frit.h"
 
@@ -346,15 +348,113 @@ static void test_errors(void) {
   frit_tensor *y = frit_input(ctx, "y", FRIT_F32, 2, D(2, 3));
   CHECK_EQ_INT(frit_grad(ctx, s, 1, &y, &g), FRIT_OK);
   CHECK(g != NULL && frit_tensor_ndim(g) == 2 && frit_tensor_dtype(g) == FRIT_F32);
-  /* through an explicit kernel: refused, never a zero */
-  frit_tensor *out = frit_zeros(ctx, FRIT_F32, 1, D(4)), *i = NULL;
-  CHECK_EQ_INT(frit_kernel_begin_static(ctx, "k", 1, D(4), &i), FRIT_OK);
+  /* through an explicit kernel with an inner loop: refused, never a zero */
+  frit_tensor *out = frit_zeros(ctx, FRIT_F32, 1, D(4)), *i = NULL, *k = NULL;
+  CHECK_EQ_INT(frit_kernel_begin_static(ctx, "looped", 1, D(4), &i), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 2),
+                                      frit_scalar_i(ctx, FRIT_I64, 1), &k),
+               FRIT_OK);
   CHECK_EQ_INT(frit_kernel_store(ctx, out, 1, &i, frit_kernel_load(ctx, x, 1, &i)), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_loop_end(ctx), FRIT_OK);
   frit_tensor *old = NULL, *after = NULL;
   CHECK_EQ_INT(frit_kernel_end(ctx), 1);
   CHECK_EQ_INT(frit_kernel_written(ctx, 0, &old, &after), FRIT_OK);
   frit_tensor *ks = frit_reduce(ctx, FRIT_RF_SUM, after, NULL, FRIT_ALL_AXES, 0, 0);
-  CHECK_FAILS(ctx, frit_grad(ctx, ks, 1, &x, &g), "explicit kernel");
+  CHECK_FAILS(ctx, frit_grad(ctx, ks, 1, &x, &g), "frit_vjp through explicit kernel 'looped'");
+  frit_ctx_free(ctx);
+}
+
+/* Kernel "kstep" over i < KN: s = sum over k < 3 of x[(i+k)%KN] c[i] (a per-point loop adding into a
+ * variable); c[i] = x[(i+1)%KN] * c[i] + x[i]^2 + s where c[i] > 0 (in place, some elements only),
+ * acc[i % 3] += 2 x[i] (atomic); loss = sum(c'^2) + sum(acc'^2) + sum(c' * x). */
+enum { KN = 7 };
+static double kloss_c(const double *x, const double *c0) {
+  double c[KN], acc[3] = {0, 0, 0}, l = 0;
+  for (int i = 0; i < KN; i++) {
+    double s = 0;
+    for (int k = 0; k < 3; k++) s += x[(i + k) % KN] * c0[i];
+    c[i] = c0[i] > 0 ? x[(i + 1) % KN] * c0[i] + x[i] * x[i] + s : c0[i];
+    acc[i % 3] += 2 * x[i];
+  }
+  for (int i = 0; i < KN; i++) l += c[i] * c[i] + c[i] * x[i];
+  return l + acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2];
+}
+
+static void test_explicit_kernel(int interpret) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_tensor *x = frit_input(ctx, "x", FRIT_F64, 1, D(KN)), *c = frit_input(ctx, "c", FRIT_F64, 1, D(KN));
+  frit_tensor *acc = frit_zeros(ctx, FRIT_F64, 1, D(3)), *i = NULL;
+  CHECK_EQ_INT(frit_kernel_begin_static(ctx, "kstep", 1, D(KN), &i), FRIT_OK);
+  frit_tensor *one = frit_scalar_i(ctx, FRIT_I64, 1), *n = frit_scalar_i(ctx, FRIT_I64, KN);
+  frit_tensor *ip = frit_binary_t(ctx, FRIT_BF_REMAINDER, frit_binary_t(ctx, FRIT_BF_ADD, i, one), n);
+  frit_tensor *xn = frit_kernel_load(ctx, x, 1, &ip), *xi = frit_kernel_load(ctx, x, 1, &i);
+  frit_tensor *ci = frit_kernel_load(ctx, c, 1, &i), *k = NULL;
+  int sv = frit_kernel_var(ctx, FRIT_F64, frit_full(ctx, FRIT_F64, 0, NULL, 0));
+  CHECK(sv >= 0);
+  CHECK_EQ_INT(frit_kernel_loop_begin(ctx, frit_scalar_i(ctx, FRIT_I64, 0), frit_scalar_i(ctx, FRIT_I64, 3), one, &k),
+               FRIT_OK);
+  frit_tensor *ik = frit_binary_t(ctx, FRIT_BF_REMAINDER, frit_binary_t(ctx, FRIT_BF_ADD, i, k), n);
+  frit_tensor *term = frit_binary_t(ctx, FRIT_BF_MUL, frit_kernel_load(ctx, x, 1, &ik), ci);
+  CHECK_EQ_INT(frit_kernel_var_set(ctx, sv, frit_binary_t(ctx, FRIT_BF_ADD, frit_kernel_var_get(ctx, sv), term)), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_loop_end(ctx), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_if_begin(ctx, frit_binary_t(ctx, FRIT_BF_GT, ci, frit_full(ctx, FRIT_F64, 0, NULL, 0))),
+               FRIT_OK);
+  frit_tensor *v = frit_binary_t(ctx, FRIT_BF_ADD, frit_binary_t(ctx, FRIT_BF_MUL, xn, ci),
+                                 frit_binary_t(ctx, FRIT_BF_MUL, xi, xi));
+  v = frit_binary_t(ctx, FRIT_BF_ADD, v, frit_kernel_var_get(ctx, sv));
+  CHECK_EQ_INT(frit_kernel_store(ctx, c, 1, &i, v), FRIT_OK);
+  CHECK_EQ_INT(frit_kernel_if_end(ctx), FRIT_OK);
+  frit_tensor *slot = frit_binary_t(ctx, FRIT_BF_REMAINDER, i, frit_scalar_i(ctx, FRIT_I64, 3));
+  CHECK(frit_kernel_atomic(ctx, FRIT_ATOMIC_ADD, acc, 1, &slot,
+                           frit_binary_t(ctx, FRIT_BF_MUL, xi, frit_full(ctx, FRIT_F64, 0, NULL, 2))) != NULL);
+  CHECK_EQ_INT(frit_kernel_end(ctx), 2);
+  frit_tensor *cn = NULL, *an = NULL, *old = NULL;
+  CHECK_EQ_INT(frit_kernel_written(ctx, 0, &old, &cn), FRIT_OK);
+  CHECK(old == c);
+  CHECK_EQ_INT(frit_kernel_written(ctx, 1, &old, &an), FRIT_OK);
+  CHECK(old == acc);
+  frit_tensor *parts[3] = {frit_binary_t(ctx, FRIT_BF_MUL, cn, cn), frit_binary_t(ctx, FRIT_BF_MUL, an, an),
+                           frit_binary_t(ctx, FRIT_BF_MUL, cn, x)};
+  frit_tensor *loss = NULL, *g[2] = {NULL, NULL};
+  for (int p = 0; p < 3; p++) {
+    frit_tensor *s = frit_reduce(ctx, FRIT_RF_SUM, parts[p], NULL, FRIT_ALL_AXES, 0, 0);
+    loss = loss ? frit_binary_t(ctx, FRIT_BF_ADD, loss, s) : s;
+  }
+  CHECK_EQ_INT(frit_grad(ctx, loss, 2, (frit_tensor *const[]){x, c}, g), FRIT_OK);
+  /* the reverse kernels leave the user's last kernel's results in place */
+  frit_tensor *an2 = NULL;
+  CHECK_EQ_INT(frit_kernel_written(ctx, 1, &old, &an2), FRIT_OK);
+  CHECK(old == acc && an2 == an);
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.interpret = interpret;
+  frit_program *p = frit_compile(ctx, (frit_tensor *const[]){loss, g[0], g[1]}, 3, &o);
+  if (!p) fprintf(stderr, "compile: %s\n", frit_error(ctx));
+  CHECK(p != NULL);
+  double xv[KN], cv[KN], l = 0, gx[KN], gc[KN], fx[KN], fc[KN];
+  for (int j = 0; j < KN; j++) xv[j] = ((j * 5) % 7 - 3) / 2.5, cv[j] = ((j * 3) % 5 - 1.7) / 1.5;
+  if (p) {
+    void *ins[2];
+    for (int j = 0; j < 2; j++) ins[j] = frit_program_input_name(p, j)[0] == 'x' ? (void *)xv : (void *)cv;
+    CHECK_EQ_INT(frit_program_run(p, ins, (void *[]){&l, gx, gc}, NULL, 0), FRIT_OK);
+    for (int j = 0; j < KN; j++) {
+      double e = 1e-6, s0 = xv[j];
+      xv[j] = s0 + e;
+      double hi = kloss_c(xv, cv);
+      xv[j] = s0 - e;
+      fx[j] = (hi - kloss_c(xv, cv)) / (2 * e);
+      xv[j] = s0, s0 = cv[j];
+      cv[j] = s0 + e;
+      hi = kloss_c(xv, cv);
+      cv[j] = s0 - e;
+      fc[j] = (hi - kloss_c(xv, cv)) / (2 * e);
+      cv[j] = s0;
+    }
+    CHECK(fabs(l - kloss_c(xv, cv)) < 1e-12);
+    CHECK_EQ_INT(count_bad(gx, fx, KN, 1e-6), 0);
+    CHECK_EQ_INT(count_bad(gc, fc, KN, 1e-6), 0);
+    frit_program_free(p);
+  }
   frit_ctx_free(ctx);
 }
 
@@ -372,5 +472,7 @@ int main(void) {
   }
   test_host_loop_nested(0);
   test_host_loop_nested(1);
+  test_explicit_kernel(0);
+  test_explicit_kernel(1);
   CHECK_DONE();
 }

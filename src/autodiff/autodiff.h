@@ -11,6 +11,18 @@
  * False with an error in ctx when u's op has no gradient (naming op and dtypes). */
 bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, frit_tensor **out);
 
+/* Explicit kernels (kernel_vjp.c): the cotangent contributions of AFTER(T, KERNEL) given its
+ * cotangent g, one per target (T itself, the tensors the kernel reads, 0-d values it uses) that
+ * wants(env, target) accepts; *out is malloc'd (the caller frees it). False with an error in
+ * ctx when the kernel is outside the rules of docs/autodiff.md. */
+typedef bool (*ad_wants_fn)(void *env, const frit_uop *u);
+typedef struct ad_contrib {
+  frit_uop *target;
+  frit_tensor *value;
+} ad_contrib;
+bool ad_kernel_vjp(frit_ctx *ctx, frit_uop *after, frit_tensor *g, ad_wants_fn wants, void *env, ad_contrib **out,
+                   size_t *nout);
+
 /* stop_gradient and frit_identity: the marked CASTs of tensor_internal.h (TI_CAST_*) */
 
 /* Whether values of dtype dt carry gradients (real floats) or would need to (complex: refused

@@ -158,6 +158,25 @@ static bool loop_stash(frit_ctx *ctx, grad_walk *w, frit_tensor ****lc, frit_uop
   return *slot != NULL;
 }
 
+static bool walk_wants(void *env, const frit_uop *u) {
+  grad_walk *w = env;
+  long s = position(w->order, w->n, u->id);
+  return s >= 0 && w->needs[s];
+}
+
+/* AFTER(T, KERNEL) of a user explicit kernel: its reverse kernel (kernel_vjp.c) sends
+ * cotangents to T and to what the kernel reads, which are not AFTER's own sources. */
+static frit_status kernel_rule(frit_ctx *ctx, grad_walk *w, frit_uop *u, frit_tensor *g) {
+  ad_contrib *c = NULL;
+  size_t n = 0;
+  if (!ad_kernel_vjp(ctx, u, g, walk_wants, w, &c, &n)) return ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
+  frit_status st = FRIT_OK;
+  for (size_t i = 0; i < n && st == FRIT_OK; i++)
+    if (walk_wants(w, c[i].target) && !accumulate(ctx, w, c[i].target, c[i].value)) st = ctx->status;
+  free(c);
+  return st;
+}
+
 frit_status frit_vjp(frit_ctx *ctx, frit_tensor *out, frit_tensor *seed, int nwrt, frit_tensor *const *wrt,
                      frit_tensor **grads) {
   if (!ctx) return FRIT_ERR_INVALID;
@@ -263,6 +282,10 @@ frit_status ad_vjp_multi(frit_ctx *ctx, int nout, frit_tensor *const *outs, frit
     if (custom_rule(ctx, &w, u, w.cot[k], &st)) continue;
     if (u->op == FRIT_OP_AFTER && u->src[1]->op == FRIT_OP_LOOP) {
       if (!loop_stash(ctx, &w, &loopcot, u, w.cot[k])) st = ctx->status;
+      continue;
+    }
+    if (u->op == FRIT_OP_AFTER && u->src[1]->op == FRIT_OP_KERNEL) {
+      st = kernel_rule(ctx, &w, u, w.cot[k]);
       continue;
     }
     bool want[4] = {false, false, false, false};
