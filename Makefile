@@ -28,7 +28,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist
+.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -65,6 +65,11 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libfrit.a
 # Tests run from the repository root; FRIT_FUZZ_N sets the fast fuzz size.
 test: all $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done; sh tests/test_cli.sh $(BUILD); echo "all tests passed"
+
+# Exhaustive accuracy sweep of the C backend's f32 math functions (all 2^32 inputs each, 2^32
+# pow pairs; about 1-2 minutes per function on one core; not in CI). FNS=sin,pow limits it.
+mathlib-full: $(BUILD)/tests/test_mathlib
+	FRIT_MATHLIB_STRIDE=1 FRIT_MATHLIB_FNS=$(FNS) $(BUILD)/tests/test_mathlib
 
 # The ASan pass runs a smaller fuzz batch: the full fast batch already ran in the plain build.
 asan:
