@@ -99,10 +99,12 @@ fuzz-long: all $(BUILD)/tests/test_fuzz_simplify
 
 # Python tests (numpy is the oracle) in a venv the target makes; FRIT_LIB points at the library.
 VENV ?= $(BUILD)/venv
+# pytest-xdist: the Python tests run in 2 worker processes (each with its own kernel cache dir)
+PYTEST_WORKERS ?= -n 2
 pytest: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
-	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=25 $(PYTEST_ARGS) tests/python
+	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 $(PYTEST_ARGS) tests/python
 	$(MAKE) pytest-specialise
 
 # The size-specialised kernel variants (src/runtime/specialize.c) only serve large work, which
@@ -115,7 +117,7 @@ pytest-specialise: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
 	FRIT_SPECIALISE=always FRIT_MATRIX_SAMPLE=$(SPECIALISE_SAMPLE) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
-	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/python/test_fuzz_numpy.py \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_fuzz_numpy.py \
 	  tests/python/test_op_matrix.py -k "test_matrix and not interp and not test_matrix_size"
 
 # The long differential fuzz of whole tensor programs (compiled vs the unfused reference).
