@@ -107,6 +107,10 @@ CONVS = [  # x shape, w shape, stride, padding, dilation, groups, bias
     ((16, 16, 8, 8), (8, 16, 5, 5), (1, 1), (4, 4), (1, 1), 1, False),
     ((8, 32, 12, 12), (16, 32, 8, 8), (1, 1), (0, 0), (1, 1), 1, False),
     ((8, 6, 20, 18), (24, 6, 3, 3), (2, 1), (1, 2), (2, 1), 1, True),
+    # tap sums (tensor/nn.c conv_taps: C*KH*KW <= 32, stride 1): a CNN's conv1 with "same"
+    # padding, and padding with dilation
+    ((8, 1, 28, 28), (8, 1, 5, 5), (1, 1), (2, 2), (1, 1), 1, True),
+    ((2, 3, 10, 9), (4, 3, 3, 2), (1, 1), (2, 1), (2, 3), 1, False),
 ]
 
 
@@ -273,6 +277,7 @@ GRAD_CONVS = [  # x, w, stride, padding, dilation: large enough for the col2im i
     ((16, 8, 12, 12), (16, 8, 5, 5), (1, 1), (0, 0), (1, 1)),    # a CNN's conv2
     ((16, 8, 20, 19), (16, 8, 3, 3), (2, 1), (1, 0), (1, 1)),    # stride
     ((8, 8, 24, 24), (16, 8, 3, 2), (1, 1), (2, 1), (2, 3)),     # dilation, C*KH*KW not a multiple of 16
+    ((16, 1, 28, 28), (8, 1, 5, 5), (1, 1), (2, 2), (1, 1)),     # a CNN's conv1, "same" padding
 ]
 
 
