@@ -296,7 +296,11 @@ static frit_tensor *conv_taps(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, con
   const frit_shape *sw = ti_shape(ctx, w);
   int64_t c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
-  if (g->st[0] != 1 || g->st[1] != 1 || c * kh * kw > 32 || g->o[0] < 1 || g->o[1] < 1) return NULL;
+  int64_t n = frit_dim_value(ti_shape(ctx, x)->dims[0]);
+  /* small convs stay one direct kernel: the padded copy and the materialised result cost more */
+  if (g->st[0] != 1 || g->st[1] != 1 || c * kh * kw > 32 || g->o[0] < 1 || g->o[1] < 1 || n < 1 ||
+      n * o * g->o[0] * g->o[1] * c * kh * kw < ((int64_t)1 << 22))
+    return NULL;
   frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
   if (xp && (g->pad[0] || g->pad[1])) xp = frit_contiguous(ctx, xp); /* loads without gates */
   frit_tensor *wc = ti_cast(ctx, w, cdt), *acc = NULL;
@@ -368,10 +372,12 @@ static frit_tensor *conv_direct(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   const frit_shape *sw = ti_shape(ctx, w);
   int64_t o = frit_dim_value(sw->dims[0]), cg = frit_dim_value(sw->dims[1]);
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
-  /* the padded input materialised (a copy small next to the conv's work) keeps the window loads
-   * of the reduction ungated */
+  /* the padded input of a large conv materialised (a copy small next to the conv's work) keeps
+   * the window loads of the reduction ungated */
+  const frit_shape *sx = ti_shape(ctx, x);
+  int64_t n = frit_dim_value(sx->dims[0]), work = n * o * g.o[0] * g.o[1] * cg * kh * kw;
   frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g.pad, g.pad);
-  if (xp && (g.pad[0] || g.pad[1])) xp = frit_contiguous(ctx, xp);
+  if (xp && (g.pad[0] || g.pad[1]) && n > 0 && work >= ((int64_t)1 << 22)) xp = frit_contiguous(ctx, xp);
   frit_tensor *xw = windows(ctx, xp, 2, g.k, g.st, dl);
   int64_t og = o / groups;
   int64_t t8[8] = {groups, 1, cg, g.o[0], g.o[1], kh, kw};
