@@ -357,9 +357,8 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
     return scatter_vjp(ctx, u, g, want, out) && ctx->status == FRIT_OK;
   case FRIT_OP_AFTER:
     ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1,
-            "the output depends on a differentiated input through an explicit kernel (frit.kernel): "
-            "gradients through explicit kernels are not implemented yet (host loops, frit.loop, are "
-            "differentiable)");
+            "the output depends on a differentiated input through a value written by an explicit "
+            "kernel or host loop that has no reverse rule");
     return false;
   case FRIT_OP_REAL: /* the real part of x: g enters x's real part */
     out[0] = cplx(ctx, g, cst(ctx, 0, g), u->src[0]->dtype);

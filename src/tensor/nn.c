@@ -253,6 +253,13 @@ static frit_tensor *conv_as_gemm(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, 
  * columns are exact). For the small-channel convs of a CNN (5x5 kernels over 1-16 channels, and
  * their gradients, whose "kernel" is a whole feature map) the direct loop nests run at 1-5 GFLOP/s;
  * this runs at tens. The patches cost memory: only when they stay small (below). */
+/* x in the compute dtype, zero-padded; materialised when padded and `copy` (the conv's loads of
+ * a materialised copy need no bounds gates, which keeps its inner loops vectorisable) */
+static frit_tensor *padded_input(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const pool_geom *g, bool copy) {
+  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
+  return xp && copy && (g->pad[0] || g->pad[1]) ? frit_contiguous(ctx, xp) : xp;
+}
+
 static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
                                 frit_dtype cdt, frit_dtype dt) {
   const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
@@ -266,9 +273,7 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   if (n < 1 || m % 4 || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
     return NULL;
   /* the padded input materialised (small) keeps the patch copy's loads ungated */
-  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
-  if (xp && (g->pad[0] || g->pad[1])) xp = frit_contiguous(ctx, xp);
-  frit_tensor *xw = windows(ctx, xp, 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
+  frit_tensor *xw = windows(ctx, padded_input(ctx, x, cdt, g, true), 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
   int px[6] = {0, 2, 3, 1, 4, 5}, pw[4] = {1, 2, 3, 0}, pout[4] = {0, 3, 1, 2};
   /* materialised as (N, OH, OW, C, KH, KW), copied in loops without division; the product reads
    * it as (N, OH, OW, C*KH*KW), one reduction axis, whose index the simplifier recombines */
@@ -301,8 +306,7 @@ static frit_tensor *conv_taps(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, con
   if (g->st[0] != 1 || g->st[1] != 1 || c * kh * kw > 32 || g->o[0] < 1 || g->o[1] < 1 || n < 1 ||
       n * o * g->o[0] * g->o[1] * c * kh * kw < ((int64_t)1 << 22))
     return NULL;
-  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
-  if (xp && (g->pad[0] || g->pad[1])) xp = frit_contiguous(ctx, xp); /* loads without gates */
+  frit_tensor *xp = padded_input(ctx, x, cdt, g, true);
   frit_tensor *wc = ti_cast(ctx, w, cdt), *acc = NULL;
   int64_t col[4] = {1, o, 1, 1};
   for (int64_t ci = 0; ci < c && xp && wc; ci++)
@@ -376,9 +380,7 @@ static frit_tensor *conv_direct(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
    * the window loads of the reduction ungated */
   const frit_shape *sx = ti_shape(ctx, x);
   int64_t n = frit_dim_value(sx->dims[0]), work = n * o * g.o[0] * g.o[1] * cg * kh * kw;
-  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g.pad, g.pad);
-  if (xp && (g.pad[0] || g.pad[1]) && n > 0 && work >= ((int64_t)1 << 22)) xp = frit_contiguous(ctx, xp);
-  frit_tensor *xw = windows(ctx, xp, 2, g.k, g.st, dl);
+  frit_tensor *xw = windows(ctx, padded_input(ctx, x, cdt, &g, n > 0 && work >= ((int64_t)1 << 22)), 2, g.k, g.st, dl);
   int64_t og = o / groups;
   int64_t t8[8] = {groups, 1, cg, g.o[0], g.o[1], kh, kw};
   xw = reshape_i(ctx, xw, 1, 7, t8);
