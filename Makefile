@@ -15,7 +15,7 @@ CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wswitch-enum -Wsh
   $(if $(WERROR),-Werror) $(OPT) $(SAN) -fPIC -Iinclude -Isrc -I$(BUILD)/gen -MMD -MP $(CFLAGS)
 LDLIBS_ALL = -lm -ldl -lpthread $(LDLIBS)
 
-LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
+LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c src/*/*/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 RULES := $(sort $(wildcard src/*/*.rules))
 RULE_INCS := $(patsubst src/%.rules,$(BUILD)/gen/%.rules.inc,$(RULES))

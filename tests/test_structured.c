@@ -75,7 +75,7 @@ static frit_cg_program *compile(frit_uop *const *asts, int n, frit_uop *const *v
     fprintf(stderr, "compile failed: %s\n%s\n", frit_error(ctx), p->source);
     return NULL;
   }
-  if (getenv("FRIT_TEST_DUMP")) fputs(p->source + strlen(frit_codegen_prelude), stderr);
+  if (getenv("FRIT_TEST_DUMP")) fputs(strstr(p->source, "\n/* kernel ") ? strstr(p->source, "\n/* kernel ") : p->source, stderr);
   return p;
 }
 

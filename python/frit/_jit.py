@@ -312,9 +312,12 @@ class Jitted:
     Compiled object; f.trace_count / f.compile_count count traces and frit_compile calls."""
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), dynamic=True, bounds=None,
-                 donate_argnums=()):
+                 donate_argnums=(), device=None):
         if not callable(fn):
             raise FritTypeError("jit: %r is not callable" % (fn,))
+        if device is not None and device not in L.DEVICES:
+            raise FritError("jit: device must be one of %s, not %r" % (", ".join(L.DEVICES), device))
+        self._device = device
         if bounds is not None and bounds not in L.BOUNDS:
             raise FritError("jit: bounds must be one of %s, not %r" % (", ".join(L.BOUNDS), bounds))
         self._bounds = bounds
@@ -516,7 +519,7 @@ class Jitted:
     # ---- tracing
     def _session(self):
         if self._sess is None:
-            self._sess = S.Session(bounds=self._bounds)
+            self._sess = S.Session(bounds=self._bounds, device=self._device)
             self._sess.index_bounds = self._bounds  # numpy-style indexing too (frit._bounds)
         return self._sess
 
@@ -722,13 +725,16 @@ L_MAX_DIMS = 16
 JIT_CACHE_MAX = 256
 
 
-def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None, donate_argnums=()):
+def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None, donate_argnums=(),
+        device=None):
     """Compiles `fn` on first call per signature (decorator or call: frit.jit(f),
     @frit.jit, @frit.jit(static_argnums=1)). dynamic=True: dims other than 0/1 are symbolic, so
     new sizes reuse the compiled code; dynamic=False: one compilation per concrete shape.
     bounds: out-of-range indices in explicit kernels, "clamp" / "check" / "unchecked" (None: the
     frit.set_bounds setting when first traced). donate_argnums: positional arguments whose arrays
-    outputs of the same shape and dtype may overwrite (see the module docstring)."""
+    outputs of the same shape and dtype may overwrite (see the module docstring). device: where
+    the kernels run, "cpu" or "opencl" (None: $FRIT_DEVICE, else the host); arguments and results
+    stay host arrays, copied to and from the device around each call."""
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds, donate_argnums)
-    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds, donate_argnums)
+        return lambda f: Jitted(f, static_argnums, static_argnames, dynamic, bounds, donate_argnums, device)
+    return Jitted(fn, static_argnums, static_argnames, dynamic, bounds, donate_argnums, device)

@@ -103,7 +103,10 @@ class Binding(C.Structure):
 class CompileOpts(C.Structure):
     _fields_ = [("cc", C.c_char_p), ("cflags", C.c_char_p), ("cache_dir", C.c_char_p),
                 ("threads", C.c_int), ("no_fusion", C.c_int), ("interpret", C.c_int),
-                ("bounds", C.c_int)]
+                ("bounds", C.c_int), ("device", C.c_char_p)]
+
+
+DEVICES = ("cpu", "opencl")  # frit_compile_opts.device
 
 
 BOUNDS = {"clamp": 0, "check": 1, "unchecked": 2}  # FRIT_BOUNDS_*
@@ -658,15 +661,16 @@ class Program:
 
 
 def compile(outputs, ctx=None, cc=None, cflags=None, cache_dir=None, threads=0, no_fusion=False,
-            interpret=False, bounds="clamp"):
-    """Compiles tensors (a Tensor or a list of them) into a Program."""
+            interpret=False, bounds="clamp", device=None):
+    """Compiles tensors (a Tensor or a list of them) into a Program. device: "cpu", "opencl"
+    (None: $FRIT_DEVICE, else the host)."""
     if isinstance(outputs, Tensor):
         outputs = [outputs]
     outputs = list(outputs)
     ctx = ctx or outputs[0].ctx
     enc = lambda s: s.encode() if s is not None else None  # noqa: E731
     o = CompileOpts(enc(cc), enc(cflags), enc(cache_dir), threads, int(no_fusion), int(interpret),
-                    BOUNDS[bounds])
+                    BOUNDS[bounds], enc(device))
     p = fn["frit_compile"](ctx.ptr, _ptrarr(t.ptr for t in outputs), len(outputs), C.byref(o))
     if not p:
         raise FritError("frit_compile: " + ctx.error())

@@ -193,7 +193,7 @@ class Session:
     """One frit_ctx and what lives in it: lazy graphs, canonical inputs, compiled programs."""
 
     def __init__(self, cache_dir=None, threads=0, interpret=False, no_fusion=False, cc=None,
-                 cflags=None, bounds=None, pc=None):
+                 cflags=None, bounds=None, pc=None, device=None):
         """pc: the program cache (a Session) of an eager graph session; None: a standalone
         session that compiles in its own ctx (jit)."""
         self.lock = threading.RLock()  # held by every thread using a shared session
@@ -208,7 +208,7 @@ class Session:
             self.sid = next(_sids)
             return
         self._init_kw = dict(cache_dir=cache_dir, threads=threads, interpret=interpret,
-                             no_fusion=no_fusion, cc=cc, cflags=cflags, bounds=bounds)
+                             no_fusion=no_fusion, cc=cc, cflags=cflags, bounds=bounds, device=device)
         self._pc = None  # not self: a cycle would leave freeing the ctx to the cyclic GC
         if bounds is not None and bounds not in L.BOUNDS:
             raise FritError("Session: bounds must be one of %s, not %r"
@@ -219,7 +219,7 @@ class Session:
         enc = lambda s: s.encode() if s is not None else None  # noqa: E731
         self.opts = L.CompileOpts(enc(cc), enc(cflags), enc(cache_dir), int(threads),
                                   int(no_fusion), int(interpret),
-                                  L.BOUNDS[bounds or DEFAULT_BOUNDS])
+                                  L.BOUNDS[bounds or DEFAULT_BOUNDS], enc(device))
         self._programs = {}
         self._canon = {}     # (slot, dtype code, dimspec) -> canonical input tensor
         self._vars = {}      # duck-size variable -> DEFINE_VAR node "n<j>" / "N<j>"

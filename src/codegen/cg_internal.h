@@ -46,6 +46,20 @@ void cg_render_store_conv(cg_str *o, frit_scalar_kind k, const char *val);
 /* The identity of a reduction op on a dtype (as the interpreter starts its folds). */
 frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
 
+/* The text each translation unit of a dialect starts with (prelude.c). */
+void cg_put_prelude(cg_str *o, frit_dialect d);
+/* The kernel function's signature and opening brace in dialect d (ABI: codegen.h), declaring
+ * g0_begin and g0_end (and g0_step on devices); nparams: highest parameter index used + 1. */
+void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, int nparams);
+/* One parameter pointer `name` of memory type mtype at parameter index. */
+void cg_param_decl(cg_str *fn, frit_dialect d, const char *mtype, bool restrict_, const char *name, int64_t index);
+/* `var<i>`, the value of the program's variable i. */
+void cg_var_decl(cg_str *fn, frit_dialect d, int i, const char *blob);
+/* The increment of the g0 loop: "++" on the host, by the launch size on devices. */
+const char *cg_g0_next(frit_dialect d);
+/* Highest DEFINE_GLOBAL index in the kernel + 1. */
+int cg_param_count(frit_uop *const *nodes, size_t n);
+
 /* The register-array accumulation rewrite (opt_regacc.c), run after the axis choices; g0 is the
  * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
 frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);

@@ -5,6 +5,11 @@
 
 #include "ir/uop.h"
 
+/* The kernel languages the renderer writes: the C of the CPU backend, OpenCL C, and CUDA C++
+ * for NVRTC. One renderer serves all three; the differences are the prelude's head, the kernel
+ * signature, the g0 loop (a grid-stride loop on devices) and atomics (prelude.c, render.c). */
+typedef enum frit_dialect { FRIT_DIALECT_C = 0, FRIT_DIALECT_OPENCL, FRIT_DIALECT_CUDA } frit_dialect;
+
 /* The ABI of every generated kernel (exported as "frit_k<k>", k = kernel index in the program):
  *   bufs      the kernel's parameters in parameter order (DEFINE_GLOBAL arg.i0 = p -> bufs[p]),
  *             each a dense buffer of the pointee dtype (bool: 1 byte 0/1, f16/bf16: 16-bit bits);
@@ -66,6 +71,13 @@ frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, con
 frit_cg_program *frit_codegen_generate_alias(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
                                              int nkernels, frit_uop *const *vars, int nvars,
                                              const uint64_t *alias_masks);
+/* The same in another kernel language. A device dialect's kernels take (arena, g0_end, the
+ * variables, one byte offset into the arena per parameter up to the highest the kernel uses)
+ * and stride over g0 by the launch size (frit_device_ops.launch); fn is never set. Complex
+ * dtypes are refused on devices (an error naming the kernel). */
+frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                           int nkernels, frit_uop *const *vars, int nvars,
+                                           const uint64_t *alias_masks, frit_dialect dialect);
 
 /* One kernel with some variables fixed: vars[v] with fixed[v] set becomes the constant values[v],
  * the AST is simplified again and generated alone (as kernel 0, same ABI: the other variables are
@@ -94,8 +106,7 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
 /* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
  * string, or NULL with an error. */
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, char **linear_text);
-/* The helper functions every translation unit starts with (f16/bf16, safe division ...). */
-extern const char frit_codegen_prelude[];
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text);
+
 
 #endif

@@ -4,6 +4,7 @@
  * rename, so concurrent processes are safe) and in memory per ctx (hash -> dlopen handle). */
 #include "codegen/cg_internal.h"
 #include "codegen/structured.h"
+#include "ir/walk.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -319,6 +320,40 @@ frit_cg_program *frit_codegen_generate(frit_ctx *ctx, frit_uop *const *asts, con
 frit_cg_program *frit_codegen_generate_alias(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
                                              int nkernels, frit_uop *const *vars, int nvars,
                                              const uint64_t *alias_masks) {
+  return frit_codegen_generate_for(ctx, asts, names, nkernels, vars, nvars, alias_masks, FRIT_DIALECT_C);
+}
+
+static const char *dialect_name(frit_dialect d) {
+  switch (d) {
+  case FRIT_DIALECT_C: return "C";
+  case FRIT_DIALECT_OPENCL: return "OpenCL";
+  case FRIT_DIALECT_CUDA: return "CUDA";
+  }
+  return "?";
+}
+
+/* Devices have no complex arithmetic in their kernel languages (yet): say so by name. */
+static bool device_dtypes_ok(frit_ctx *ctx, frit_uop *ast, frit_dialect d) {
+  if (d == FRIT_DIALECT_C) return true;
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(ast, &n);
+  if (!nodes) return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory"), false;
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; i++) {
+    frit_scalar_kind k = frit_dtype_kind(nodes[i]->dtype);
+    if (k == FRIT_C64 || k == FRIT_C128) {
+      frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: complex dtypes (%s) are not supported by the %s backend yet",
+                     k == FRIT_C64 ? "complex64" : "complex128", dialect_name(d));
+      ok = false;
+    }
+  }
+  free(nodes);
+  return ok;
+}
+
+frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                           int nkernels, frit_uop *const *vars, int nvars,
+                                           const uint64_t *alias_masks, frit_dialect dialect) {
   if (nkernels < 0 || (nkernels > 0 && !asts)) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: bad kernel list");
     return NULL;
@@ -334,7 +369,7 @@ frit_cg_program *frit_codegen_generate_alias(frit_ctx *ctx, frit_uop *const *ast
   p->nkernels = nkernels;
   p->kernels = ks;
   cg_str src = {0};
-  cg_puts(&src, frit_codegen_prelude);
+  cg_put_prelude(&src, dialect);
   for (int k = 0; k < nkernels; k++) {
     frit_cg_kernel *K = &ks[k];
     char fn[32];
@@ -349,15 +384,22 @@ frit_cg_program *frit_codegen_generate_alias(frit_ctx *ctx, frit_uop *const *ast
     }
     /* structured (explicit) kernels: rendered statement by statement (structured.c) */
     bool structured = cg_is_structured(asts[k]);
+    if (!device_dtypes_ok(ctx, asts[k], dialect)) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", frit_error(ctx));
+      frit_set_error(ctx, FRIT_ERR_INVALID, "kernel %d (%s): %s", k, K->name, msg);
+      cg_free(&src);
+      return NULL;
+    }
     K->opt = structured ? asts[k] : frit_codegen_optimize(ctx, asts[k], &K->g0_extent);
     if (!K->opt) {
       cg_free(&src);
       return NULL;
     }
     char *lin = NULL;
-    char *text = structured ? cg_render_structured(ctx, asts[k], fn, vars, nvars, &K->g0_extent)
+    char *text = structured ? cg_render_structured(ctx, asts[k], fn, vars, nvars, dialect, &K->g0_extent)
                             : frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars,
-                                                         alias_masks ? alias_masks[k] : 0, &lin);
+                                                         alias_masks ? alias_masks[k] : 0, dialect, &lin);
     if (!text) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", frit_error(ctx));

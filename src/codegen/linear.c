@@ -229,9 +229,10 @@ void cgl_close_block(cg *g, int b) {
     frit_uop *end = r->src[0];
     bool small = end->op == FRIT_OP_CONST && end->arg.value.i <= 8;
     B->simd_done = simd;
-    if (simd && B->has_child_loop) cgl_line(g, p, "#pragma omp simd");
-    else if (simd) cgl_line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
-    else if (B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL) &&
+    bool host = g->dialect == FRIT_DIALECT_C; /* device compilers vectorise across work-items instead */
+    if (simd && B->has_child_loop && host) cgl_line(g, p, "#pragma omp simd");
+    else if (simd && host) cgl_line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
+    else if (host && B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL) &&
              end->arg.value.i > 1 && end->arg.value.i * B->copies <= MAX_UNROLL_COPIES) {
       cgl_line(g, p, "#pragma GCC unroll %d", (int)end->arg.value.i);
       B->copies *= end->arg.value.i;
@@ -304,8 +305,8 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
   const char *T = cg_ctype(frit_dtype_kind(r->dtype));
   uint32_t id = L(g, r);
   if (r == g->g0)
-    cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = (%s)g0_begin; r%" PRIu32 " < (%s)g0_end; r%" PRIu32 "++)",
-              T, id, T, id, T, id);
+    cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = (%s)g0_begin; r%" PRIu32 " < (%s)g0_end; r%" PRIu32 "%s)",
+              T, id, T, id, T, id, cg_g0_next(g->dialect));
   else
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, id, id, end, id);
   return b;
@@ -498,9 +499,15 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
       } else {
         cg_str ob = {0}, eb = {0};
         /* compare bit patterns, as the interpreter does */
-        cg_render_bitcast(g->ctx, &ob, k, k, oldn);
-        cg_printf(&nv, "(memcmp(&(%s){%s}, &(%s){%s}, sizeof(%s)) == 0 ? %s : %s)", cg_ctype(k), oldn,
-                  cg_ctype(k), v, cg_ctype(k), v2, oldn);
+        cg_render_bitcast(g->ctx, &ob, k, cg_kind_bits(k) > 32 ? FRIT_U64 : cg_kind_bits(k) > 16 ? FRIT_U32 :
+                                      cg_kind_bits(k) > 8 ? FRIT_U16 : FRIT_U8, oldn);
+        cg_render_bitcast(g->ctx, &eb, k, cg_kind_bits(k) > 32 ? FRIT_U64 : cg_kind_bits(k) > 16 ? FRIT_U32 :
+                                      cg_kind_bits(k) > 8 ? FRIT_U16 : FRIT_U8, v);
+        if (g->dialect == FRIT_DIALECT_C)
+          cg_printf(&nv, "(memcmp(&(%s){%s}, &(%s){%s}, sizeof(%s)) == 0 ? %s : %s)", cg_ctype(k), oldn,
+                    cg_ctype(k), v, cg_ctype(k), v2, oldn);
+        else
+          cg_printf(&nv, "(%s == %s ? %s : %s)", ob.s ? ob.s : "0", eb.s ? eb.s : "0", v2, oldn);
         cg_free(&ob);
         cg_free(&eb);
       }
@@ -729,11 +736,11 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
 /* ---------- kernel ---------- */
 
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, char **linear_text) {
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text) {
   cg G;
   memset(&G, 0, sizeof G);
   cg *g = &G;
-  g->ctx = ctx, g->vars = vars, g->nvars = nvars;
+  g->ctx = ctx, g->vars = vars, g->nvars = nvars, g->dialect = dialect;
   if (linear_text) *linear_text = NULL;
   g->nodes = frit_walk_topo(opt, &g->n);
   g->pos = malloc(((size_t)opt->id + 1) * sizeof *g->pos);
@@ -761,8 +768,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
   int root = cgl_new_block(g, -1, -1, false);
   if (root < 0) goto done;
   /* parameters, variables and register arrays at the top */
-  cg_printf(&fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);
-  cg_puts(&fn, "  (void)bufs; (void)vars; (void)g0_begin; (void)g0_end;\n");
+  cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n));
   for (size_t k = 0; k < g->n; k++) {
     frit_uop *u = g->nodes[k];
     char bn[32];
@@ -773,9 +779,8 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
       }
       /* a donated input and the output written into it (alias_mask) may be the same memory */
       bool may_alias = u->arg.i0 < 64 && (alias_mask >> u->arg.i0 & 1);
-      cg_printf(&fn, "  %s *%s%s = (%s *)bufs[%" PRId64 "];\n", cg_mtype(frit_dtype_kind(u->dtype)),
-                may_alias ? "" : "restrict ", base_name(g, u, bn, sizeof bn), cg_mtype(frit_dtype_kind(u->dtype)),
-                u->arg.i0);
+      cg_param_decl(&fn, dialect, cg_mtype(frit_dtype_kind(u->dtype)), !may_alias, base_name(g, u, bn, sizeof bn),
+                    u->arg.i0);
     } else if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL) {
       if (u->arg.i1 < 0 || u->arg.i1 > (1 << 20)) {
         cgl_fail(g, u, "register/local arrays need a static element count up to 2^20");
@@ -786,7 +791,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
     } else if (u->op == FRIT_OP_DEFINE_VAR) {
       for (int i = 0; i < nvars; i++)
         if (vars[i] == u || (vars[i] && vars[i]->arg.blob && u->arg.blob && strcmp(vars[i]->arg.blob, u->arg.blob) == 0)) {
-          cg_printf(&fn, "  const int64_t var%d = vars[%d]; /* %s */\n", i, i, (const char *)u->arg.blob);
+          cg_var_decl(&fn, dialect, i, (const char *)u->arg.blob);
           break;
         }
     }

@@ -31,6 +31,7 @@ typedef struct nstate {
 
 typedef struct cg {
   frit_ctx *ctx;
+  frit_dialect dialect;
   frit_uop **nodes;
   size_t n;
   uint32_t *pos;

@@ -529,3 +529,55 @@ void cg_render_store_conv(cg_str *o, frit_scalar_kind k, const char *val) {
   else if (k == FRIT_BF16) cg_printf(o, "frit_f2b((double)%s)", val);
   else cg_printf(o, "%s", val);
 }
+
+/* ---------- kernel signatures per dialect ---------- */
+
+void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, int nparams) {
+  switch (d) {
+  case FRIT_DIALECT_C:
+    cg_printf(fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);
+    cg_puts(fn, "  (void)bufs; (void)vars; (void)g0_begin; (void)g0_end;\n");
+    return;
+  case FRIT_DIALECT_OPENCL: case FRIT_DIALECT_CUDA: {
+    bool cl = d == FRIT_DIALECT_OPENCL;
+    cg_printf(fn, "%s void %s(%s *frit_arena, %s g0_end", cl ? "__kernel" : "extern \"C\" __global__", fn_name,
+              cl ? "__global uchar" : "unsigned char", cl ? "long" : "long long");
+    for (int i = 0; i < nvars; i++) cg_printf(fn, ", %s v%d", cl ? "long" : "long long", i);
+    for (int i = 0; i < nparams; i++) cg_printf(fn, ", %s o%d", cl ? "long" : "long long", i);
+    cg_puts(fn, ") {\n");
+    cg_printf(fn, "  const int64_t g0_begin = %s, g0_step = %s;\n",
+              cl ? "(int64_t)get_global_id(0)" : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x",
+              cl ? "(int64_t)get_global_size(0)" : "(int64_t)gridDim.x * blockDim.x");
+    cg_puts(fn, "  (void)frit_arena; (void)g0_begin; (void)g0_end; (void)g0_step;\n");
+    return;
+  }
+  }
+}
+
+void cg_param_decl(cg_str *fn, frit_dialect d, const char *mtype, bool restrict_, const char *name, int64_t index) {
+  const char *R = restrict_ ? "restrict " : "";
+  switch (d) {
+  case FRIT_DIALECT_C:
+    cg_printf(fn, "  %s *%s%s = (%s *)bufs[%" PRId64 "];\n", mtype, R, name, mtype, index);
+    return;
+  case FRIT_DIALECT_OPENCL: case FRIT_DIALECT_CUDA: {
+    const char *G = d == FRIT_DIALECT_OPENCL ? "__global " : "";
+    cg_printf(fn, "  %s%s *%s%s = (%s%s *)(frit_arena + o%" PRId64 ");\n", G, mtype, R, name, G, mtype, index);
+    return;
+  }
+  }
+}
+
+void cg_var_decl(cg_str *fn, frit_dialect d, int i, const char *blob) {
+  if (d == FRIT_DIALECT_C) cg_printf(fn, "  const int64_t var%d = vars[%d]; /* %s */\n", i, i, blob ? blob : "");
+  else cg_printf(fn, "  const int64_t var%d = (int64_t)v%d; /* %s */\n", i, i, blob ? blob : "");
+}
+
+const char *cg_g0_next(frit_dialect d) { return d == FRIT_DIALECT_C ? "++" : " += g0_step"; }
+
+int cg_param_count(frit_uop *const *nodes, size_t n) {
+  int64_t m = 0;
+  for (size_t k = 0; k < n; k++)
+    if (nodes[k]->op == FRIT_OP_DEFINE_GLOBAL && nodes[k]->arg.i0 + 1 > m) m = nodes[k]->arg.i0 + 1;
+  return (int)m;
+}

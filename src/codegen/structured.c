@@ -30,6 +30,7 @@ typedef struct sval {
 
 typedef struct sg {
   frit_ctx *ctx;
+  frit_dialect dialect;
   frit_uop **nodes;
   size_t n;
   uint32_t *pos;
@@ -124,7 +125,7 @@ static void close_blk(sg *g, int b) {
   if (B->cont) line(g, b, "cont%" PRIu32 "_%d:;", B->rix, B->lbl);
   B = &g->b[b];
   int p = B->parent;
-  if (B->simd) line(g, p, "#pragma omp simd");
+  if (B->simd && g->dialect == FRIT_DIALECT_C) line(g, p, "#pragma omp simd");
   line(g, p, "%s {", B->head.s ? B->head.s : "");
   B = &g->b[b];
   if (B->text.s) cg_puts(&g->b[p].text, B->text.s);
@@ -516,7 +517,7 @@ static const char *emit_atomic(sg *g, frit_uop *u, int cur) {
   cg_str m = {0}, body = {0}, ind = {0};
   mem_ref(g, &x, &m);
   for (int i = 0; i <= g->b[cur].depth; i++) cg_puts(&ind, "  ");
-  bool ok = cg_render_atomic(g->ctx, &body, ind.s ? ind.s : "", (frit_atomic_op)u->arg.i0, kd,
+  bool ok = cg_render_atomic(g->ctx, g->dialect, &body, ind.s ? ind.s : "", (frit_atomic_op)u->arg.i0, kd,
                              x.base->op == FRIT_OP_DEFINE_GLOBAL, m.s ? m.s : "", vv, o);
   if (!ok) {
     char msg[512];
@@ -584,8 +585,8 @@ static bool open_loops(sg *g, frit_uop *u, int cur, int *inner, bool kernel) {
     int nb;
     if (r == g->g0) {
       if ((nb = new_blk(g, b, SB_LOOP, rk)) < 0) return false;
-      cg_printf(&g->b[nb].head, "for (%s r%" PRIu32 " = (%s)g0_begin; r%" PRIu32 " < (%s)g0_end; r%" PRIu32 "++)", T, rk,
-                T, rk, T, rk);
+      cg_printf(&g->b[nb].head, "for (%s r%" PRIu32 " = (%s)g0_begin; r%" PRIu32 " < (%s)g0_end; r%" PRIu32 "%s)", T,
+                rk, T, rk, T, rk, cg_g0_next(g->dialect));
     } else {
       const char *t = val(g, r->src[0], b);
       if (!t) return false;
@@ -714,18 +715,18 @@ static char *render_pass(sg *g, frit_uop *ast, const char *fn_name) {
   for (int b = 0; b < g->nb; b++) cg_free(&g->b[b].text), cg_free(&g->b[b].head);
   g->nb = 0, g->tmp = 0, g->rerun = false;
   cg_str fn = {0};
-  cg_printf(&fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);
-  cg_puts(&fn, "  (void)bufs; (void)vars; (void)g0_begin; (void)g0_end;\n");
+  cg_kernel_open(&fn, g->dialect, fn_name, g->nvars, cg_param_count(g->nodes, g->n));
   for (size_t k = 0; k < g->n; k++) {
     frit_uop *u = g->nodes[k];
     if (u->op == FRIT_OP_DEFINE_GLOBAL) {
-      const char *M = cg_mtype(frit_dtype_kind(u->dtype));
-      cg_printf(&fn, "  %s *restrict g%zu = (%s *)bufs[%" PRId64 "];\n", M, k, M, u->arg.i0);
+      char nm[32];
+      snprintf(nm, sizeof nm, "g%zu", k);
+      cg_param_decl(&fn, g->dialect, cg_mtype(frit_dtype_kind(u->dtype)), true, nm, u->arg.i0);
     } else if (u->op == FRIT_OP_DEFINE_VAR) {
       for (int i = 0; i < g->nvars; i++)
         if (g->vars[i] == u ||
             (g->vars[i] && g->vars[i]->arg.blob && u->arg.blob && strcmp(g->vars[i]->arg.blob, u->arg.blob) == 0)) {
-          cg_printf(&fn, "  const int64_t var%d = vars[%d]; /* %s */\n", i, i, (const char *)u->arg.blob);
+          cg_var_decl(&fn, g->dialect, i, (const char *)u->arg.blob);
           break;
         }
     } else if (u->op == FRIT_OP_DEFINE_REG && (u->arg.i1 < 0 || u->arg.i1 > 4096)) {
@@ -757,11 +758,11 @@ static char *render_pass(sg *g, frit_uop *ast, const char *fn_name) {
 }
 
 char *cg_render_structured(frit_ctx *ctx, frit_uop *ast, const char *fn_name, frit_uop *const *vars, int nvars,
-                           frit_uop **g0_extent) {
+                           frit_dialect dialect, frit_uop **g0_extent) {
   sg G;
   memset(&G, 0, sizeof G);
   sg *g = &G;
-  g->ctx = ctx, g->vars = vars, g->nvars = nvars;
+  g->ctx = ctx, g->vars = vars, g->nvars = nvars, g->dialect = dialect;
   char *out = NULL;
   if (!ast || ast->op != FRIT_OP_SINK) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: a structured kernel must be a SINK");

@@ -12,12 +12,13 @@ bool cg_is_structured(frit_uop *ast);
  * extent of the axis split into [g0_begin, g0_end) (CONST 1 when there is none). Returns a
  * malloc'd string, or NULL with the error set (naming the node). */
 char *cg_render_structured(frit_ctx *ctx, frit_uop *ast, const char *fn_name, frit_uop *const *vars, int nvars,
-                           frit_uop **g0_extent);
+                           frit_dialect dialect, frit_uop **g0_extent);
 
 /* The statements of an atomic read-modify-write of `mem` (a C lvalue of the memory type; global:
  * shared memory, else a register of one point) with value expression v, setting `old` (declared
- * by the caller) to the previous value. Each line starts with ind. structured_atomic.c. */
-bool cg_render_atomic(frit_ctx *ctx, cg_str *o, const char *ind, frit_atomic_op op, frit_scalar_kind k, bool global,
+ * by the caller) to the previous value. Each line starts with ind. structured_atomic.c. On devices
+ * every global atomic is a compare-and-swap loop on the element's bits (the prelude's frit_cas_*). */
+bool cg_render_atomic(frit_ctx *ctx, frit_dialect d, cg_str *o, const char *ind, frit_atomic_op op, frit_scalar_kind k, bool global,
                       const char *mem, const char *v, const char *old);
 
 #endif

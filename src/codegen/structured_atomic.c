@@ -10,8 +10,41 @@ static const char *utype(int bits) {
 /* one line: indentation, the statement, newline (cg_printf checks the format) */
 #define put(o, ind, ...) (cg_puts((o), (ind)), cg_printf((o), __VA_ARGS__), cg_puts((o), "\n"))
 
-bool cg_render_atomic(frit_ctx *ctx, cg_str *o, const char *ind, frit_atomic_op aop, frit_scalar_kind kd, bool global,
-                      const char *mem, const char *v, const char *old) {
+/* Device dialects: load, combine, and swap in the new bits if the memory still holds the old. */
+static bool device_cas(frit_ctx *ctx, cg_str *o, const char *ind, frit_op alu, frit_scalar_kind kd, const char *mem,
+                       const char *v, const char *old) {
+  int bits = cg_kind_bits(kd);
+  frit_scalar_kind uk = bits == 8 ? FRIT_U8 : bits == 16 ? FRIT_U16 : bits == 32 ? FRIT_U32 : FRIT_U64;
+  const char *M = cg_mtype(kd), *T = cg_ctype(kd);
+  cg_str val = {0}, comb = {0}, st = {0}, ob = {0}, nb = {0};
+  bool ok = true;
+  cg_render_load_conv(&val, kd, "mc_");
+  if (alu == FRIT_OP_CONST) cg_puts(&comb, v);
+  else {
+    const char *ab[2] = {"ac_", v};
+    ok = cg_render_alu(ctx, &comb, alu, kd, ab, 2);
+  }
+  cg_render_store_conv(&st, kd, "an_");
+  /* the memory type's bits: f16/bf16 and bool are already unsigned words there */
+  frit_scalar_kind mk = kd == FRIT_F16 || kd == FRIT_BF16 ? FRIT_U16 : kd == FRIT_BOOL ? FRIT_U8 : kd;
+  ok = ok && cg_render_bitcast(ctx, &ob, mk, uk, "mc_") && cg_render_bitcast(ctx, &nb, mk, uk, "mn_");
+  if (ok) {
+    const char *cas = bits == 8 ? "frit_cas_u8" : bits == 16 ? "frit_cas_u16" : bits == 32 ? "frit_cas_w32" : "frit_cas_w64";
+    put(o, ind, "%s mc_, mn_; %s ac_, an_;", M, T);
+    put(o, ind, "do { mc_ = %s; ac_ = %s; an_ = %s; mn_ = %s; } while (!%s(&%s, %s, %s));", mem, val.s, comb.s, st.s,
+        cas, mem, ob.s, nb.s);
+    put(o, ind, "%s = ac_;", old);
+  }
+  if (val.oom || comb.oom || st.oom || ob.oom || nb.oom) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    ok = false;
+  }
+  cg_free(&val), cg_free(&comb), cg_free(&st), cg_free(&ob), cg_free(&nb);
+  return ok;
+}
+
+bool cg_render_atomic(frit_ctx *ctx, frit_dialect d, cg_str *o, const char *ind, frit_atomic_op aop, frit_scalar_kind kd,
+                      bool global, const char *mem, const char *v, const char *old) {
   static const frit_op alu[FRIT_ATOMIC_COUNT_] = {
       [FRIT_ATOMIC_ADD] = FRIT_OP_ADD, [FRIT_ATOMIC_MIN] = FRIT_OP_MIN, [FRIT_ATOMIC_MAX] = FRIT_OP_MAX,
       [FRIT_ATOMIC_AND] = FRIT_OP_AND, [FRIT_ATOMIC_OR] = FRIT_OP_OR,   [FRIT_ATOMIC_XOR] = FRIT_OP_XOR,
@@ -25,6 +58,7 @@ bool cg_render_atomic(frit_ctx *ctx, cg_str *o, const char *ind, frit_atomic_op 
     frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: atomic AND/OR/XOR need an integer or bool dtype");
     return false;
   }
+  if (global && d != FRIT_DIALECT_C) return device_cas(ctx, o, ind, alu[aop], kd, mem, v, old);
   const char *T = cg_ctype(kd), *R = "__ATOMIC_RELAXED";
   cg_str comb = {0}, ld = {0}, sv = {0};
   bool ok = true;

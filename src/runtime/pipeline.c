@@ -5,6 +5,7 @@
 
 #include "ir/walk.h"
 #include "runtime/runtime.h"
+#include "backend/device.h"
 
 /* ---------- the compile cache ---------- */
 
@@ -42,10 +43,11 @@ static bool same_str(const char *a, const char *b) {
 }
 
 static frit_rt_compiled *rt_cache_find(rt_cache *c, frit_uop *const *outs, int n, int no_fusion,
-                                       int interpret, int bounds, const frit_cg_config *cfg) {
+                                       int interpret, int bounds, const frit_cg_config *cfg, frit_device *dev) {
   for (size_t i = 0; i < c->n; i++) {
     frit_rt_compiled *e = c->items[i];
     if (e->noutputs != n || e->no_fusion != no_fusion || e->interpret != interpret || e->bounds != bounds) continue;
+    if (e->dev != dev) continue;
     if (memcmp(e->outputs, outs, (size_t)n * sizeof *outs)) continue;
     if (!interpret && (!same_str(e->cc, cfg->cc) || !same_str(e->cflags, cfg->cflags))) continue;
     return e;
@@ -172,7 +174,8 @@ static frit_status generate(frit_ctx *ctx, frit_rt_compiled *c) {
     names[k] = s->kernels[k].name;
     masks[k] = s->kernels[k].alias_mask;
   }
-  c->cg = frit_codegen_generate_alias(ctx, asts, names, s->nkernels, s->vars, s->nvars, masks);
+  c->cg = frit_codegen_generate_for(ctx, asts, names, s->nkernels, s->vars, s->nvars, masks,
+                                    c->dev ? c->dev->ops->dialect : FRIT_DIALECT_C);
   free(asts);
   free(names);
   free(masks);
@@ -194,8 +197,23 @@ frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c) {
 }
 
 /* The passes in order. Each hands the next a graph the verifier has accepted. */
-static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int n,
-                                      const frit_cg_config *cfg, int no_fusion, int interpret, int bounds) {
+/* Builds the program's kernels on its device; the device keeps the handles until it closes. */
+static frit_status build_on_device(frit_ctx *ctx, frit_rt_compiled *c) {
+  int nk = c->cg->nkernels;
+  const char **fns = malloc((size_t)(nk ? nk : 1) * sizeof *fns);
+  c->dev_kernels = frit_arena_alloc(&ctx->arena, (size_t)(nk ? nk : 1) * sizeof *c->dev_kernels);
+  if (!fns || !c->dev_kernels) {
+    free(fns);
+    return frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
+  }
+  for (int k = 0; k < nk; k++) fns[k] = c->cg->kernels[k].fn_name;
+  frit_status st = nk ? frit_device_build(ctx, c->dev, c->cg->source, nk, fns, c->dev_kernels) : FRIT_OK;
+  free(fns);
+  return st;
+}
+
+static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int n, const frit_cg_config *cfg,
+                                      int no_fusion, int interpret, int bounds, frit_device *dev) {
   frit_rt_compiled *c = frit_arena_alloc(&ctx->arena, sizeof *c);
   if (!c) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
@@ -208,6 +226,7 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
   c->bounds = bounds;
   c->cc = cfg->cc;
   c->cflags = cfg->cflags;
+  c->dev = dev;
 
   /* 1. the tensor graph, as the frontend built it */
   for (int i = 0; i < n; i++) {
@@ -233,7 +252,7 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
   /* 4. codegen (axis choices, linearise, render C), 5. compile and load */
   if (!interpret) {
     if (generate(ctx, c) != FRIT_OK) return NULL;
-    if (frit_codegen_compile(ctx, c->cg, cfg) != FRIT_OK) return NULL;
+    if (dev ? build_on_device(ctx, c) != FRIT_OK : frit_codegen_compile(ctx, c->cg, cfg) != FRIT_OK) return NULL;
   }
   /* 6. what the runtime needs per kernel */
   int nk = c->sched->nkernels ? c->sched->nkernels : 1;
@@ -277,17 +296,28 @@ frit_program *frit_compile(frit_ctx *ctx, frit_tensor *const *outputs, int noutp
     frit_set_error(ctx, FRIT_ERR_INVALID, "compile: unknown bounds policy %d (0 clamp, 1 check, 2 unchecked)", bounds);
     return NULL;
   }
+  /* $FRIT_DEVICE moves compiled programs only: the interpreter is the host's reference */
+  const char *devname = opts && opts->device ? opts->device : interpret ? NULL : getenv("FRIT_DEVICE");
+  frit_device *dev = NULL;
+  if (!frit_device_is_host(devname)) {
+    if (interpret) {
+      frit_set_error(ctx, FRIT_ERR_INVALID, "compile: interpret runs on the host; it cannot take device '%s'", devname);
+      return NULL;
+    }
+    dev = frit_device_get(ctx, devname);
+    if (!dev) return NULL;
+  }
   rt_cache *cache = rt_cache_get(ctx, true);
   if (!cache) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
     return NULL;
   }
-  frit_rt_compiled *c = rt_cache_find(cache, outs, noutputs, no_fusion, interpret, bounds, &cfg);
+  frit_rt_compiled *c = rt_cache_find(cache, outs, noutputs, no_fusion, interpret, bounds, &cfg, dev);
   if (c) {
     cache->stats.hits++;
   } else {
     cache->stats.compiles++;
-    c = run_pipeline(ctx, outs, noutputs, &cfg, no_fusion, interpret, bounds);
+    c = run_pipeline(ctx, outs, noutputs, &cfg, no_fusion, interpret, bounds, dev);
     if (!c) return NULL;
     if (!rt_cache_add(cache, c)) {
       frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");

@@ -51,6 +51,8 @@ static void program_destroy(void *ptr) {
   free(p->binds);
   free(p->donate), free(p->stage);
   free(p->loop_i), free(p->loop_end), free(p->loop_step), free(p->loop_stop), free(p->is_ivar);
+  frit_rt_device_release(p);
+  free(p->devoff), free(p->devoff0), free(p->param_off);
   free(p);
 }
 
@@ -84,6 +86,15 @@ frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit
   p->loop_step = calloc(nl, sizeof *p->loop_step);
   p->loop_stop = calloc(nl, 1);
   p->is_ivar = calloc(nv, 1);
+  if (c->dev) {
+    p->devoff = calloc(nb, sizeof *p->devoff);
+    p->devoff0 = calloc(nb, sizeof *p->devoff0);
+    p->param_off = calloc((size_t)maxp, sizeof *p->param_off);
+    if (!p->devoff || !p->devoff0 || !p->param_off) {
+      program_destroy(p);
+      goto oom;
+    }
+  }
   if (!p->numel || !p->offsets || !p->bufptr || !p->varvals || !p->binds || !p->params ||
       !p->param_sizes || !p->loop_i || !p->loop_end || !p->loop_step || !p->loop_stop || !p->is_ivar) {
     program_destroy(p);
@@ -252,6 +263,7 @@ static int64_t kernel_work(frit_program *p, int k) {
 /* ---------- executing the step list ---------- */
 
 static frit_status run_kernel(frit_program *p, int k) {
+  if (p->c->dev) return frit_rt_device_kernel(p, k);
   frit_ctx *ctx = p->ctx;
   const frit_rt_compiled *c = p->c;
   const frit_schedule *s = c->sched;
@@ -313,6 +325,13 @@ static int64_t read_int(const void *ptr, frit_dtype dt) {
   return 0;
 }
 
+/* Element 0 of buffer b as an integer, wherever the buffer lives. */
+static frit_status buf_int(frit_program *p, int b, int64_t *out) {
+  if (p->c->dev) return frit_rt_device_read_int(p, b, out);
+  *out = read_int(p->bufptr[b], p->c->sched->bufs[b].dtype);
+  return FRIT_OK;
+}
+
 static void set_ivar(frit_program *p, const frit_sched_loop *L, int64_t i) {
   if (L->ivar < 0) return;
   p->varvals[L->ivar] = i;
@@ -332,10 +351,11 @@ static frit_status loop_begin(frit_program *p, int l, bool *enter) {
       if (st != FRIT_OK) return st;
     } else {
       int bb = L->bound_buf[b];
-      if (!p->bufptr[bb] || p->numel[bb] < 1)
+      if ((!p->c->dev && !p->bufptr[bb]) || p->numel[bb] < 1)
         return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "run: host loop loop%" PRId64 ": bound buffer %d is empty",
                               L->id, bb);
-      v[b] = read_int(p->bufptr[bb], s->bufs[bb].dtype);
+      frit_status st = buf_int(p, bb, &v[b]);
+      if (st != FRIT_OK) return st;
     }
   }
   if (v[2] == 0)
@@ -348,7 +368,7 @@ static frit_status loop_begin(frit_program *p, int l, bool *enter) {
   return FRIT_OK;
 }
 
-static frit_status run_steps(frit_program *p) {
+frit_status frit_rt_run_steps(frit_program *p) {
   const frit_schedule *s = p->c->sched;
   for (int pc = 0; pc < s->nsteps;) {
     const frit_sched_step *st = &s->steps[pc];
@@ -368,14 +388,25 @@ static frit_status run_steps(frit_program *p) {
       pc = enter ? pc + 1 : s->loops[st->loop].end_step + 1;
       break;
     }
-    case FRIT_STEP_STOP_IF:
-      if (st->a < 0 || read_int(p->bufptr[st->a], s->bufs[st->a].dtype)) p->loop_stop[st->loop] = 1;
+    case FRIT_STEP_STOP_IF: {
+      int64_t flag = 1;
+      if (st->a >= 0) {
+        frit_status rc = buf_int(p, st->a, &flag);
+        if (rc != FRIT_OK) return rc;
+      }
+      if (flag) p->loop_stop[st->loop] = 1;
       pc++;
       break;
+    }
     case FRIT_STEP_SWAP: {
       void *t = p->bufptr[st->a];
       p->bufptr[st->a] = p->bufptr[st->b];
       p->bufptr[st->b] = t;
+      if (p->devoff) {
+        int64_t o = p->devoff[st->a];
+        p->devoff[st->a] = p->devoff[st->b];
+        p->devoff[st->b] = o;
+      }
       pc++;
       break;
     }
@@ -417,7 +448,7 @@ frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *
   if (st != FRIT_OK) return st;
   int64_t total = 0;
   st = frit_schedule_plan_memory(ctx, s, p->binds, s->nvars, p->offsets, &total);
-  if (st == FRIT_OK) st = grow_arena(p, total);
+  if (st == FRIT_OK && !c->dev) st = grow_arena(p, total);
   if (st != FRIT_OK) return st;
   for (int b = 0; b < s->nbufs; b++) {
     const frit_sched_buf *sb = &s->bufs[b];
@@ -428,6 +459,10 @@ frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *
       ptr = outputs ? outputs[sb->io_index] : NULL;
     } else {
       FRIT_ASSERT(p->offsets[b] >= 0 && p->offsets[b] + p->numel[b] * ((frit_dtype_bits(sb->dtype) + 7) / 8) <= total);
+      if (c->dev) { /* in the device arena (device_run.c) */
+        p->bufptr[b] = NULL;
+        continue;
+      }
       ptr = (char *)p->arena + p->offsets[b];
     }
     if (!ptr && p->numel[b] > 0 && !(sb->kind == FRIT_BUF_OUTPUT && donated_output(p, sb->io_index)))
@@ -435,12 +470,13 @@ frit_status frit_program_run(frit_program *p, void *const *inputs, void *const *
                             sb->kind == FRIT_BUF_INPUT ? "input" : "output", sb->io_index);
     p->bufptr[b] = ptr;
   }
+  if (c->dev) return frit_rt_device_run(p, inputs, outputs, total);
   if (p->ndonate) {
     st = frit_rt_donate_bind(p, inputs, outputs);
     if (st != FRIT_OK) return st;
   }
   if (s->err_buf >= 0 && p->bufptr[s->err_buf]) memset(p->bufptr[s->err_buf], 0, sizeof(int32_t));
-  st = run_steps(p);
+  st = frit_rt_run_steps(p);
   if (st == FRIT_OK && p->ndonate) frit_rt_donate_finish(p, inputs);
   return st;
 }

@@ -27,6 +27,8 @@ typedef struct frit_rt_compiled {
   int *nranges;
   char **launch;           /* launch dims as text */
   struct frit_rt_spec *spec; /* per kernel: its size-specialised variants (specialize.c), lazily */
+  struct frit_device *dev; /* NULL: the host; else the device its kernels were built for */
+  void **dev_kernels;      /* per kernel: the device's handle (the device owns it) */
 } frit_rt_compiled;
 
 /* One frit_program_donate declaration and how the current run uses it. */
@@ -65,6 +67,11 @@ struct frit_program {
   int ndonate;
   void *stage;
   size_t stage_cap;
+  /* device programs (device_run.c): the device arena, each buffer's byte offset in it (swapped
+   * with bufptr by host loops), the io buffers' first offsets, one kernel's parameter offsets */
+  void *dev_arena;
+  size_t dev_cap;
+  int64_t *devoff, *devoff0, *param_off;
 };
 
 /* Compile-cache statistics of a ctx (for tests and `frit_program_info`). */
@@ -99,6 +106,16 @@ void frit_rt_spec_print(const frit_program *p, FILE *out);
  * copies staged outputs into their inputs. */
 frit_status frit_rt_donate_bind(frit_program *p, void *const *inputs, void *const *outputs);
 void frit_rt_donate_finish(frit_program *p, void *const *inputs);
+
+/* Device programs (device_run.c): a run after binding, sizing and the memory plan (total bytes
+ * of temporaries), with the host pointers checked; one kernel launch; element 0 of buffer b as
+ * an integer (host loop bounds, stop flags). */
+/* Executes the schedule's steps (kernels, host loops, swaps) once (program.c). */
+frit_status frit_rt_run_steps(frit_program *p);
+frit_status frit_rt_device_run(frit_program *p, void *const *inputs, void *const *outputs, int64_t total);
+frit_status frit_rt_device_kernel(frit_program *p, int k);
+frit_status frit_rt_device_read_int(frit_program *p, int b, int64_t *out);
+void frit_rt_device_release(frit_program *p);
 
 /* Builds the codegen program of an interpreted compile, for printing its stages. */
 frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c);

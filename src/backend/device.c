@@ -1,0 +1,95 @@
+/* The ctx's open devices, by backend name: each is opened on first use and closed with the ctx. */
+#include "backend/device.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct dev_slot {
+  char name[16];
+  frit_device *dev;
+} dev_slot;
+
+typedef struct dev_state {
+  dev_slot slots[4];
+  int n;
+} dev_state;
+
+static void device_close(frit_device *d) {
+  for (int i = 0; i < d->nmodules; i++) {
+    frit_device_module *m = &d->modules[i];
+    d->ops->release(d, m->module, m->n, m->kernels);
+    free(m->kernels);
+  }
+  free(d->modules);
+  d->ops->close(d);
+}
+
+static void dev_state_destroy(void *p) {
+  dev_state *s = p;
+  for (int i = 0; i < s->n; i++) device_close(s->slots[i].dev);
+  free(s);
+}
+
+frit_status frit_device_build(frit_ctx *ctx, frit_device *d, const char *source, int n, const char *const *fn_names,
+                              void **kernels) {
+  if (d->nmodules == d->cap) {
+    int cap = d->cap ? 2 * d->cap : 8;
+    frit_device_module *m = realloc(d->modules, (size_t)cap * sizeof *m);
+    if (!m) return frit_set_error(ctx, FRIT_ERR_NOMEM, "%s: out of memory", d->ops->name);
+    d->modules = m, d->cap = cap;
+  }
+  frit_device_module *m = &d->modules[d->nmodules];
+  m->n = n;
+  m->kernels = calloc((size_t)(n ? n : 1), sizeof *m->kernels);
+  if (!m->kernels) return frit_set_error(ctx, FRIT_ERR_NOMEM, "%s: out of memory", d->ops->name);
+  frit_status st = d->ops->build(ctx, d, source, n, fn_names, &m->module, m->kernels);
+  if (st != FRIT_OK) {
+    free(m->kernels);
+    return st;
+  }
+  memcpy(kernels, m->kernels, (size_t)n * sizeof *kernels);
+  d->nmodules++;
+  return FRIT_OK;
+}
+
+static dev_state *state_of(frit_ctx *ctx) {
+  for (size_t i = 0; i < ctx->owned_count; i++)
+    if (ctx->owned[i].destroy == dev_state_destroy) return ctx->owned[i].ptr;
+  dev_state *s = calloc(1, sizeof *s);
+  if (!s || !frit_ctx_own(ctx, s, dev_state_destroy)) return NULL;
+  return s;
+}
+
+bool frit_device_is_host(const char *name) { return !name || !*name || strcmp(name, "cpu") == 0; }
+
+frit_device *frit_device_get(frit_ctx *ctx, const char *name) {
+  if (frit_device_is_host(name)) {
+    frit_set_error(ctx, FRIT_ERR_INVALID, "device: '%s' is the host, not a device backend", name ? name : "");
+    return NULL;
+  }
+  dev_state *s = state_of(ctx);
+  if (!s) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "device: out of memory");
+    return NULL;
+  }
+  for (int i = 0; i < s->n; i++)
+    if (strcmp(s->slots[i].name, name) == 0) return s->slots[i].dev;
+  frit_device *d = NULL;
+  frit_status st;
+  if (strcmp(name, "opencl") == 0) st = frit_opencl_open(ctx, &d);
+  else if (strcmp(name, "cuda") == 0)
+    st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "device: the cuda backend is not built yet (opencl runs on GPUs "
+                                               "through their OpenCL drivers)");
+  else
+    st = frit_set_error(ctx, FRIT_ERR_INVALID, "device: unknown device '%s' (cpu, opencl, cuda)", name);
+  if (st != FRIT_OK) return NULL;
+  if (s->n == (int)(sizeof s->slots / sizeof s->slots[0])) {
+    d->ops->close(d);
+    frit_set_error(ctx, FRIT_ERR_INVALID, "device: too many devices open");
+    return NULL;
+  }
+  snprintf(s->slots[s->n].name, sizeof s->slots[s->n].name, "%s", name);
+  s->slots[s->n++].dev = d;
+  return d;
+}

@@ -1,0 +1,75 @@
+/* The device layer: what a backend that runs kernels outside the host process provides (OpenCL
+ * today, CUDA next), and how the runtime finds one by name. Programs compiled for a device run
+ * their kernels there, with one device arena per program and copies planned at the run's edges. */
+#ifndef FRIT_DEVICE_H
+#define FRIT_DEVICE_H
+
+#include "codegen/codegen.h"
+
+/* What a device reports about itself. */
+typedef struct frit_device_props {
+  char name[128];          /* platform and device */
+  size_t local_mem;        /* bytes of local/shared memory per work-group */
+  size_t max_group;        /* largest work-group */
+  int subgroup;            /* subgroup/warp width (1 when unknown) */
+  int compute_units;
+  bool fp64;               /* double precision */
+} frit_device_props;
+
+typedef struct frit_device frit_device;
+
+/* A backend: every function returns FRIT_OK or an error kept in ctx naming the backend and call.
+ * Buffers and kernels are opaque handles of the backend. A device is opened once per ctx (the
+ * ctx owns it: frit_device_get) and serves every program compiled for it in that ctx. */
+typedef struct frit_device_ops {
+  const char *name;        /* "opencl", "cuda" */
+  frit_dialect dialect;
+  /* NULL-safe destructor of what open made */
+  void (*close)(frit_device *d);
+  /* Builds one source holding kernels fn_names[0..n); kernels[i] receives a handle per name,
+   * *module the handle that owns them (released with release). */
+  frit_status (*build)(frit_ctx *ctx, frit_device *d, const char *source, int n, const char *const *fn_names,
+                       void **module, void **kernels);
+  void (*release)(frit_device *d, void *module, int n, void **kernels);
+  frit_status (*alloc)(frit_ctx *ctx, frit_device *d, size_t bytes, void **buf);
+  void (*free)(frit_device *d, void *buf);
+  frit_status (*write)(frit_ctx *ctx, frit_device *d, void *buf, size_t offset, const void *src, size_t bytes);
+  frit_status (*read)(frit_ctx *ctx, frit_device *d, void *buf, size_t offset, void *dst, size_t bytes);
+  /* Runs kernel over g0 = [0, g0_extent) (the renderer's grid-stride loop covers any launch
+   * size) with the kernel ABI of frit_device_kernel_abi: the arena, one byte offset per
+   * parameter, the variables, the extent. Asynchronous: read and sync wait for it. */
+  frit_status (*launch)(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
+                        int nparams, const int64_t *vars, int nvars, int64_t g0_extent);
+  frit_status (*sync)(frit_ctx *ctx, frit_device *d);
+} frit_device_ops;
+
+typedef struct frit_device_module {
+  void *module;
+  void **kernels;
+  int n;
+} frit_device_module;
+
+struct frit_device {
+  const frit_device_ops *ops;
+  frit_device_props props;
+  void *impl;              /* the backend's state */
+  frit_device_module *modules; /* built so far: released when the device closes */
+  int nmodules, cap;
+};
+
+/* Builds source's kernels fn_names[0..n) on d; kernels[i] gets their handles, which stay valid
+ * until the device closes (with the ctx). */
+frit_status frit_device_build(frit_ctx *ctx, frit_device *d, const char *source, int n, const char *const *fn_names,
+                              void **kernels);
+
+/* The ctx's open device of this name ("opencl", "cuda"), opened on first use. NULL with the
+ * error set when the name is unknown or the backend is unavailable on this machine (its library
+ * missing, no device), saying which. */
+frit_device *frit_device_get(frit_ctx *ctx, const char *name);
+/* "cpu" and NULL are the host; every other name must be a device backend. */
+bool frit_device_is_host(const char *name);
+
+/* Backends (one folder each under src/backend/). */
+frit_status frit_opencl_open(frit_ctx *ctx, frit_device **out);
+
+#endif
