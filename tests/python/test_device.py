@@ -1,0 +1,148 @@
+"""Device backends (src/backend/): frit.jit(device="opencl") against numpy, the dialect the
+kernels are written in, host loops and atomics on the device, and the errors for unknown or
+unavailable devices. Without an OpenCL driver the OpenCL tests skip, unless FRIT_REQUIRE_OPENCL=1
+(CI installs PoCL and sets it, so a missing driver fails there). The op matrix and the explicit
+kernel tests run on the device too: `make pytest-opencl`."""
+import os
+
+import numpy as np
+import pytest
+
+import frit
+
+
+def _opencl_available():
+    try:
+        frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
+        return True
+    except frit.FritError as e:
+        if os.environ.get("FRIT_REQUIRE_OPENCL") == "1":
+            raise
+        return "unavailable" not in str(e) and pytest.fail(str(e))
+
+
+needs_opencl = pytest.mark.skipif(not _opencl_available(), reason="no OpenCL driver (pocl-opencl-icd)")
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+          np.float16, np.float32, np.float64]
+
+
+def _vals(rng, dt, shape):
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if np.dtype(dt).kind in "iu":
+        return rng.integers(0, 100, size=shape).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+@needs_opencl
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_fused_elementwise_and_reductions(dt):
+    rng = np.random.default_rng(1)
+    a, b = _vals(rng, dt, (37, 19)), _vals(rng, dt, (37, 19))
+
+    def f(xp, x, y):
+        s = x + y if dt != np.bool_ else x | y
+        return s, xp.max(s, axis=1), xp.sum(x, axis=0), xp.where(x > y, x, y)
+
+    got = frit.jit(lambda x, y: f(frit, x, y), device="opencl")(a, b)
+    with np.errstate(all="ignore"):
+        want = f(np, a, b)
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        if np.dtype(dt).kind == "f":
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=2e-3 if dt == np.float16 else 1e-5,
+                                       atol=1e-2 if dt == np.float16 else 1e-5)
+        else:
+            np.testing.assert_array_equal(g, w)
+
+
+@needs_opencl
+@pytest.mark.parametrize("n", [1, 5, 64, 130])
+def test_matmul_softmax_and_transcendentals(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, 48)).astype(np.float32)
+    b = rng.standard_normal((48, 33)).astype(np.float32)
+
+    def f(xp, x, y):
+        m = x @ y
+        e = xp.exp(m - xp.max(m, axis=1, keepdims=True))
+        return m, e / xp.sum(e, axis=1, keepdims=True), xp.tanh(x) * xp.sin(x) + xp.log1p(xp.abs(x))
+
+    got = frit.jit(lambda x, y: f(frit, x, y), device="opencl")(a, b)
+    for g, w in zip(got, f(np, a, b)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-4, atol=1e-5)
+
+
+@needs_opencl
+def test_symbolic_sizes_reuse_the_device_program():
+    f = frit.jit(lambda x: (x * 2 + 1).sum(), device="opencl")
+    for n in (3, 1000, 4097):
+        x = np.arange(n, dtype=np.float64)
+        assert float(np.asarray(f(x))) == pytest.approx((x * 2 + 1).sum())
+    assert f.compile_count == 1
+
+
+@needs_opencl
+def test_scatter_add_with_duplicates_is_atomic():
+    rng = np.random.default_rng(3)
+    idx = rng.integers(0, 7, size=5000).astype(np.int64)
+    val = rng.integers(-3, 4, size=5000).astype(np.int32)
+
+    def f(i, v):
+        out = frit.zeros(7, frit.int32)
+        with frit.kernel(i) as (k,):
+            frit.atomic_add(out, i[k], v[k])
+        return out
+
+    want = np.zeros(7, np.int32)
+    np.add.at(want, idx, val)
+    np.testing.assert_array_equal(np.asarray(frit.jit(f, device="opencl")(idx, val)), want)
+
+
+@needs_opencl
+def test_host_loop_runs_on_the_device():
+    def f(x):
+        c = frit.zeros_like(x)
+        with frit.loop(20):
+            c[...] = c * 0.5 + x
+        return c
+
+    x = np.linspace(-1, 1, 300).astype(np.float32)
+    want = np.zeros_like(x)
+    for _ in range(20):
+        want = want * 0.5 + x
+    np.testing.assert_allclose(np.asarray(frit.jit(f, device="opencl")(x)), want, rtol=1e-6)
+
+
+@needs_opencl
+def test_kernels_are_opencl_c():
+    f = frit.jit(lambda x: frit.exp(x) + 1, device="opencl")
+    src = f.lower(np.ones(8, np.float32)).source
+    assert "__kernel void frit_k0" in src and "get_global_id(0)" in src
+
+
+@needs_opencl
+def test_complex_is_refused_by_name():
+    with pytest.raises(frit.FritError, match="complex dtypes .* not supported by the OpenCL backend"):
+        frit.jit(lambda x: x * 2, device="opencl")(np.ones(3, np.complex64))
+
+
+def test_unknown_device_is_a_clear_error():
+    with pytest.raises(frit.FritError, match="device must be one of"):
+        frit.jit(lambda x: x, device="tpu")
+
+
+def test_unavailable_opencl_says_so(tmp_path):
+    """With the ICD loader hidden, asking for OpenCL names what is missing (no crash)."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, frit\n"
+            "try:\n    frit.jit(lambda x: x + 1, device='opencl')(np.ones(2))\n"
+            "except frit.FritError as e:\n    print('ERR', e)\n")
+    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), OCL_ICD_VENDORS=str(tmp_path))
+    # an empty vendor directory: the loader finds no platform
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "ERR opencl: unavailable" in out.stdout or not _opencl_available(), out.stdout
