@@ -28,7 +28,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
-.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist
+.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -91,6 +91,7 @@ tsan:
 check:
 	$(MAKE) WERROR=1 test
 	$(MAKE) WERROR=1 pytest
+	$(MAKE) WERROR=1 pytest-opencl
 	$(MAKE) WERROR=1 asan
 	$(MAKE) WERROR=1 tsan
 
@@ -119,6 +120,23 @@ pytest-specialise: all
 	FRIT_SPECIALISE=always FRIT_MATRIX_SAMPLE=$(SPECIALISE_SAMPLE) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_fuzz_numpy.py \
 	  tests/python/test_op_matrix.py -k "test_matrix and not interp and not test_matrix_size"
+
+# The OpenCL backend on PoCL (Debian's pocl-opencl-icd, installed here when libOpenCL is missing
+# and we are root): the device tests, the explicit-kernel and host-loop tests in their jit modes,
+# and a 1/20 sample of the op matrix's compiled modes, all with FRIT_DEVICE=opencl.
+# OPENCL_SAMPLE=0/1 runs the whole matrix there (about 50 minutes on 2 cores).
+OPENCL_SAMPLE ?= 0/20
+pytest-opencl: all
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1)
+	FRIT_REQUIRE_OPENCL=1 FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_device.py
+	FRIT_DEVICE=opencl FRIT_MATRIX_SAMPLE=$(OPENCL_SAMPLE) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_control.py \
+	  tests/python/test_control_host.py tests/python/test_op_matrix.py \
+	  -k "(test_matrix and not interp and not test_matrix_size) or (not test_matrix and jit)"
 
 # The long differential fuzz of whole tensor programs (compiled vs the unfused reference).
 fuzz-programs: all
