@@ -126,12 +126,14 @@ pytest-specialise: all
 # and a 1/20 sample of the op matrix's compiled modes, all with FRIT_DEVICE=opencl.
 # OPENCL_SAMPLE=0/1 runs the whole matrix there (about 50 minutes on 2 cores).
 OPENCL_SAMPLE ?= 0/20
+# the CUDA toolkit (NVRTC, ptxas) is on CI's machines: its absence fails the CUDA check there
+REQUIRE_NVRTC ?= $(if $(wildcard /usr/local/cuda/bin/ptxas),1,0)
 pytest-opencl: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
 	ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1)
-	FRIT_REQUIRE_OPENCL=1 FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
+	FRIT_REQUIRE_OPENCL=1 FRIT_REQUIRE_NVRTC=$(REQUIRE_NVRTC) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_device.py
 	FRIT_DEVICE=opencl FRIT_MATRIX_SAMPLE=$(OPENCL_SAMPLE) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_control.py \

@@ -589,7 +589,8 @@ typedef struct frit_compile_opts {
                             FRIT_BOUNDS_CHECK (run-time error naming kernel, tensor and axis),
                             FRIT_BOUNDS_UNCHECKED (no check: out of range is undefined) */
   const char *device;    /* where the kernels run: NULL: $FRIT_DEVICE or "cpu" (the host, C compiled by
-                            cc); "opencl" (the first OpenCL GPU, else any OpenCL device). A device
+                            cc); "opencl" (the first OpenCL GPU, else any OpenCL device); "cuda"
+                            (device 0, NVRTC + the driver API). A device
                             program takes and returns host memory like any other: the run copies its
                             inputs in and its outputs out. FRIT_ERR_RUNTIME naming the backend when it
                             is unavailable (no driver, no device). */

@@ -106,7 +106,7 @@ class CompileOpts(C.Structure):
                 ("bounds", C.c_int), ("device", C.c_char_p)]
 
 
-DEVICES = ("cpu", "opencl")  # frit_compile_opts.device
+DEVICES = ("cpu", "opencl", "cuda")  # frit_compile_opts.device
 
 
 BOUNDS = {"clamp": 0, "check": 1, "unchecked": 2}  # FRIT_BOUNDS_*

@@ -78,9 +78,7 @@ frit_device *frit_device_get(frit_ctx *ctx, const char *name) {
   frit_device *d = NULL;
   frit_status st;
   if (strcmp(name, "opencl") == 0) st = frit_opencl_open(ctx, &d);
-  else if (strcmp(name, "cuda") == 0)
-    st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "device: the cuda backend is not built yet (opencl runs on GPUs "
-                                               "through their OpenCL drivers)");
+  else if (strcmp(name, "cuda") == 0) st = frit_cuda_open(ctx, &d);
   else
     st = frit_set_error(ctx, FRIT_ERR_INVALID, "device: unknown device '%s' (cpu, opencl, cuda)", name);
   if (st != FRIT_OK) return NULL;

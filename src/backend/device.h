@@ -71,5 +71,11 @@ bool frit_device_is_host(const char *name);
 
 /* Backends (one folder each under src/backend/). */
 frit_status frit_opencl_open(frit_ctx *ctx, frit_device **out);
+frit_status frit_cuda_open(frit_ctx *ctx, frit_device **out);
+
+/* The offline CUDA check (src/backend/cuda/cuda.c): source in the CUDA dialect through NVRTC to
+ * PTX for sm_80 and sm_90, each assembled by ptxas ($FRIT_PTXAS, else ptxas on PATH). CI runs it
+ * on every compiled program with FRIT_CHECK_CUDA=1 (no GPU needed). */
+frit_status frit_cuda_check(frit_ctx *ctx, const char *source);
 
 #endif

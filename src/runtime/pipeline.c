@@ -197,6 +197,31 @@ frit_status frit_rt_ensure_codegen(frit_ctx *ctx, frit_rt_compiled *c) {
 }
 
 /* The passes in order. Each hands the next a graph the verifier has accepted. */
+static bool check_cuda(void) {
+  const char *e = getenv("FRIT_CHECK_CUDA");
+  return e && strcmp(e, "1") == 0;
+}
+
+static frit_status check_cuda_program(frit_ctx *ctx, frit_rt_compiled *c) {
+  const frit_schedule *s = c->sched;
+  int nk = s->nkernels;
+  frit_uop **asts = malloc((size_t)nk * sizeof *asts);
+  const char **names = malloc((size_t)nk * sizeof *names);
+  uint64_t *masks = malloc((size_t)nk * sizeof *masks);
+  frit_status st = FRIT_OK;
+  if (!asts || !names || !masks) st = frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
+  for (int k = 0; st == FRIT_OK && k < nk; k++)
+    asts[k] = s->kernels[k].ast, names[k] = s->kernels[k].name, masks[k] = s->kernels[k].alias_mask;
+  if (st == FRIT_OK) {
+    frit_cg_program *cu = frit_codegen_generate_for(ctx, asts, names, nk, s->vars, s->nvars, masks, FRIT_DIALECT_CUDA);
+    if (cu) st = frit_cuda_check(ctx, cu->source);
+    else if (strstr(frit_error(ctx), "complex dtypes")) frit_clear_error(ctx);
+    else st = frit_last_status(ctx);
+  }
+  free(asts), free(names), free(masks);
+  return st;
+}
+
 /* Builds the program's kernels on its device; the device keeps the handles until it closes. */
 static frit_status build_on_device(frit_ctx *ctx, frit_rt_compiled *c) {
   int nk = c->cg->nkernels;
@@ -254,6 +279,9 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
     if (generate(ctx, c) != FRIT_OK) return NULL;
     if (dev ? build_on_device(ctx, c) != FRIT_OK : frit_codegen_compile(ctx, c->cg, cfg) != FRIT_OK) return NULL;
   }
+  /* 5b. FRIT_CHECK_CUDA=1: the same kernels in the CUDA dialect must compile to PTX and assemble
+   * (CI has no GPU; docs/devices.md). Programs with complex values are refused there by name. */
+  if (!interpret && c->sched->nkernels > 0 && check_cuda() && check_cuda_program(ctx, c) != FRIT_OK) return NULL;
   /* 6. what the runtime needs per kernel */
   int nk = c->sched->nkernels ? c->sched->nkernels : 1;
   c->outputs = frit_arena_alloc(&ctx->arena, (size_t)n * sizeof *c->outputs);

@@ -146,3 +146,61 @@ def test_unavailable_opencl_says_so(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "ERR opencl: unavailable" in out.stdout or not _opencl_available(), out.stdout
+
+
+def _nvrtc_available():
+    import ctypes.util
+    for name in ("libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so"):
+        try:
+            import ctypes
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            pass
+    if os.environ.get("FRIT_REQUIRE_NVRTC") == "1":
+        pytest.fail("FRIT_REQUIRE_NVRTC=1 but libnvrtc cannot be loaded")
+    return False
+
+
+def _run_with_env(code, **env):
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, **env), capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+_CUDA_PROG = ("import numpy as np, frit\n"
+              "x = np.linspace(-2, 2, 77).astype(np.float32)\n"
+              "try:\n"
+              "    r = frit.jit(lambda a: (frit.exp(a) * frit.sin(a)).sum() + frit.max(a.astype(frit.float16)))(x)\n"
+              "    print('OK', float(np.asarray(r)))\n"
+              "except frit.FritError as e:\n    print('ERR', e)\n")
+
+
+@pytest.mark.skipif(not _nvrtc_available(), reason="no NVRTC (the CUDA toolkit)")
+def test_cuda_check_compiles_every_kernel_to_ptx(tmp_path):
+    """FRIT_CHECK_CUDA=1: each compiled program is also rendered in the CUDA dialect, compiled by
+    NVRTC to PTX for sm_80 and sm_90 and assembled by ptxas; a ptxas that rejects fails the
+    compile (so the check really runs), and the program's results are unchanged."""
+    x = np.linspace(-2, 2, 77).astype(np.float32)
+    want = float((np.exp(x) * np.sin(x)).sum() + np.float16(x.max()))
+    ok = _run_with_env(_CUDA_PROG, FRIT_CHECK_CUDA="1", FRIT_CACHE_DIR=str(tmp_path / "a"))
+    assert ok.startswith("OK") and float(ok.split()[1]) == pytest.approx(want, rel=1e-5), ok
+    assert list((tmp_path / "a" / "cuda").glob("*.ptx")), "no PTX was cached"
+    bad = _run_with_env(_CUDA_PROG, FRIT_CHECK_CUDA="1", FRIT_PTXAS="/bin/false",
+                        FRIT_CACHE_DIR=str(tmp_path / "b"))
+    assert "ERR cuda: ptxas -arch=sm_80 rejected the PTX" in bad, bad
+
+
+def test_cuda_device_runs_or_says_why():
+    """On a machine with an NVIDIA GPU the CUDA device matches numpy; elsewhere the error names
+    what is missing."""
+    x = np.linspace(-2, 2, 1000).astype(np.float32)
+    try:
+        got = frit.jit(lambda a: (frit.exp(a) * a).sum(), device="cuda")(x)
+    except frit.FritError as e:
+        assert "cuda: unavailable" in str(e), str(e)
+        return
+    np.testing.assert_allclose(float(np.asarray(got)), (np.exp(x) * x).sum(), rtol=1e-5)
