@@ -150,39 +150,41 @@ frit_status frit_cuda_check(frit_ctx *ctx, const char *source) {
   if (!check_loaded)
     return frit_set_error(ctx, FRIT_ERR_RUNTIME, "cuda: FRIT_CHECK_CUDA: libnvrtc could not be loaded (install the "
                                                  "CUDA toolkit's NVRTC, or set LD_LIBRARY_PATH)");
-  static const int archs[] = {80, 90};
-  for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-    char *ptx = NULL;
-    frit_status st = nvrtc_ptx(ctx, &check_api, source, archs[i], &ptx);
-    if (st != FRIT_OK) return st;
-    /* ptxas: the PTX assembles for the real architecture */
-    char dir[] = "/tmp/frit-ptx-XXXXXX";
-    if (!mkdtemp(dir)) {
-      free(ptx);
-      return frit_set_error(ctx, FRIT_ERR_RUNTIME, "cuda: cannot create a directory: %s", strerror(errno));
-    }
-    char in[64], log[64], cmd[512];
-    snprintf(in, sizeof in, "%s/k.ptx", dir);
-    snprintf(log, sizeof log, "%s/log", dir);
-    FILE *f = fopen(in, "w");
-    if (f) fputs(ptx, f), fclose(f);
+  /* one NVRTC compile to compute_80 PTX, which ptxas assembles for sm_80 and for sm_90 (PTX is
+   * forward-compatible): the front end, not ptxas, is the expensive part */
+  char *ptx = NULL;
+  frit_status st = nvrtc_ptx(ctx, &check_api, source, 80, &ptx);
+  if (st != FRIT_OK) return st;
+  char dir[] = "/tmp/frit-ptx-XXXXXX";
+  if (!mkdtemp(dir)) {
     free(ptx);
-    const char *ptxas = getenv("FRIT_PTXAS");
-    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_%d '%s' -o /dev/null >'%s' 2>&1", ptxas && *ptxas ? ptxas : "ptxas",
-             archs[i], in, log);
+    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "cuda: cannot create a directory: %s", strerror(errno));
+  }
+  char in[64], log[64], cmd[1024];
+  snprintf(in, sizeof in, "%s/k.ptx", dir);
+  snprintf(log, sizeof log, "%s/log", dir);
+  FILE *f = fopen(in, "w");
+  if (f) fputs(ptx, f), fclose(f);
+  free(ptx);
+  const char *ptxas = getenv("FRIT_PTXAS");
+  static const int archs[] = {80, 90};
+  for (size_t i = 0; i < sizeof archs / sizeof archs[0] && st == FRIT_OK; i++) {
+    if (ptxas && *ptxas)
+      snprintf(cmd, sizeof cmd, "'%s' -arch=sm_%d '%s' -o /dev/null >'%s' 2>&1", ptxas, archs[i], in, log);
+    else /* PATH first, then the toolkit's usual place */
+      snprintf(cmd, sizeof cmd, "\"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)\" -arch=sm_%d '%s' "
+               "-o /dev/null >'%s' 2>&1", archs[i], in, log);
     int rc = system(cmd);
-    char *out = read_all(log);
-    unlink(in), unlink(log), rmdir(dir);
     if (rc != 0) {
+      char *out = read_all(log);
       if (out && strlen(out) > 1500) strcpy(out + 1490, "\n...");
       st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "cuda: ptxas -arch=sm_%d rejected the PTX (status %d):\n%s", archs[i],
                           rc, out ? out : "");
       free(out);
-      return st;
     }
-    free(out);
   }
-  return FRIT_OK;
+  unlink(in), unlink(log), rmdir(dir);
+  return st;
 }
 
 /* ---------- the driver API ---------- */
