@@ -542,8 +542,9 @@ void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, 
     bool cl = d == FRIT_DIALECT_OPENCL;
     cg_printf(fn, "%s void %s(%s *frit_arena, %s g0_end", cl ? "__kernel" : "extern \"C\" __global__", fn_name,
               cl ? "__global uchar" : "unsigned char", cl ? "long" : "long long");
-    for (int i = 0; i < nvars; i++) cg_printf(fn, ", %s v%d", cl ? "long" : "long long", i);
-    for (int i = 0; i < nparams; i++) cg_printf(fn, ", %s o%d", cl ? "long" : "long long", i);
+    /* frit_ prefixed: the renderer's own names are v<id>, r<id>, g<k> */
+    for (int i = 0; i < nvars; i++) cg_printf(fn, ", %s frit_v%d", cl ? "long" : "long long", i);
+    for (int i = 0; i < nparams; i++) cg_printf(fn, ", %s frit_o%d", cl ? "long" : "long long", i);
     cg_puts(fn, ") {\n");
     cg_printf(fn, "  const int64_t g0_begin = %s, g0_step = %s;\n",
               cl ? "(int64_t)get_global_id(0)" : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x",
@@ -562,7 +563,7 @@ void cg_param_decl(cg_str *fn, frit_dialect d, const char *mtype, bool restrict_
     return;
   case FRIT_DIALECT_OPENCL: case FRIT_DIALECT_CUDA: {
     const char *G = d == FRIT_DIALECT_OPENCL ? "__global " : "";
-    cg_printf(fn, "  %s%s *%s%s = (%s%s *)(frit_arena + o%" PRId64 ");\n", G, mtype, R, name, G, mtype, index);
+    cg_printf(fn, "  %s%s *%s%s = (%s%s *)(frit_arena + frit_o%" PRId64 ");\n", G, mtype, R, name, G, mtype, index);
     return;
   }
   }
@@ -570,7 +571,7 @@ void cg_param_decl(cg_str *fn, frit_dialect d, const char *mtype, bool restrict_
 
 void cg_var_decl(cg_str *fn, frit_dialect d, int i, const char *blob) {
   if (d == FRIT_DIALECT_C) cg_printf(fn, "  const int64_t var%d = vars[%d]; /* %s */\n", i, i, blob ? blob : "");
-  else cg_printf(fn, "  const int64_t var%d = (int64_t)v%d; /* %s */\n", i, i, blob ? blob : "");
+  else cg_printf(fn, "  const int64_t var%d = (int64_t)frit_v%d; /* %s */\n", i, i, blob ? blob : "");
 }
 
 const char *cg_g0_next(frit_dialect d) { return d == FRIT_DIALECT_C ? "++" : " += g0_step"; }

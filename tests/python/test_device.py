@@ -204,3 +204,54 @@ def test_cuda_device_runs_or_says_why():
         assert "cuda: unavailable" in str(e), str(e)
         return
     np.testing.assert_allclose(float(np.asarray(got)), (np.exp(x) * x).sum(), rtol=1e-5)
+
+
+_EAGER_SCATTER = """
+import numpy as np, frit
+rng = np.random.default_rng(7)
+outs, refs = [], []
+for shape, nidx in [((7,), 40), ((5, 3), 25), ((1,), 6), ((6,), 0)]:
+    a = rng.integers(-128, 127, size=shape).astype(np.int8)
+    idx = rng.integers(-shape[0], shape[0], size=nidx)
+    v = rng.integers(-128, 127, size=(nidx,) + shape[1:]).astype(np.int8)
+    outs.append(frit.scatter(frit.asarray(a), idx, v, mode="max"))
+    r = a.copy()
+    np.maximum.at(r, np.where(idx < 0, idx + shape[0], idx), v)
+    refs.append(r)
+frit.realize(*outs)
+print(all(np.array_equal(np.asarray(o), r) for o, r in zip(outs, refs)))
+"""
+
+
+@needs_opencl
+def test_eager_program_with_many_variables():
+    """Eager programs bind many size variables: the device kernel's argument names must not clash
+    with the renderer's value names (a bug: `redefinition of 'v4'` from the OpenCL compiler)."""
+    assert _run_with_env(_EAGER_SCATTER, FRIT_DEVICE="opencl").strip() == "True"
+
+
+@needs_opencl
+def test_many_symbolic_sizes_and_scatter_modes():
+    """Several symbolic dims (kernel variables) next to many named values: the device kernel's
+    argument names must not clash with the renderer's value names (a bug: `redefinition of v4`)."""
+    rng = np.random.default_rng(7)
+    shapes = [(7,), (5, 3), (9,), (4, 6)]
+    arrs = [rng.integers(-50, 50, size=s).astype(np.int8) for s in shapes]
+    idxs = [rng.integers(0, s[0], size=3 * s[0]) for s in shapes]
+    vals = [rng.integers(-50, 50, size=(3 * s[0],) + s[1:]).astype(np.int8) for s in shapes]
+
+    def f(*xs):
+        a, i, v = xs[0:4], xs[4:8], xs[8:12]
+        out = []
+        for k in range(4):
+            out.append(frit.scatter(a[k], i[k], v[k], mode="max"))
+            out.append(frit.scatter(a[k], i[k], v[k], mode="add"))
+        return tuple(out)
+
+    got = frit.jit(f, device="opencl")(*arrs, *idxs, *vals)
+    for k in range(4):
+        want_max, want_add = arrs[k].copy(), arrs[k].copy()
+        np.maximum.at(want_max, idxs[k], vals[k])
+        np.add.at(want_add, idxs[k], vals[k])
+        np.testing.assert_array_equal(np.asarray(got[2 * k]), want_max)
+        np.testing.assert_array_equal(np.asarray(got[2 * k + 1]), want_add)
