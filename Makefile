@@ -121,11 +121,13 @@ pytest-specialise: all
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_fuzz_numpy.py \
 	  tests/python/test_op_matrix.py -k "test_matrix and not interp and not test_matrix_size"
 
-# The OpenCL backend on PoCL (Debian's pocl-opencl-icd, installed here when libOpenCL is missing
-# and we are root): the device tests, the explicit-kernel and host-loop tests in their jit modes,
-# and a 1/20 sample of the op matrix's compiled modes, all with FRIT_DEVICE=opencl.
-# OPENCL_SAMPLE=0/1 runs the whole matrix there (about 50 minutes on 2 cores).
-OPENCL_SAMPLE ?= 0/20
+# The device backends without a GPU: OpenCL on PoCL (Debian's pocl-opencl-icd, installed here
+# when no OpenCL driver is present and we are root) runs the device tests, the explicit-kernel and
+# host-loop tests in their jit modes, the shader-like examples, a training step and a 1/40 sample
+# of the op matrix's compiled modes (FRIT_DEVICE=opencl). The same programs are also rendered for
+# CUDA and compiled by NVRTC to PTX, which ptxas assembles for sm_80 and sm_90 (FRIT_CHECK_CUDA=1,
+# when the CUDA toolkit is installed). OPENCL_SAMPLE=0/1: the whole matrix (~50 min on 2 cores).
+OPENCL_SAMPLE ?= 0/40
 # the CUDA toolkit (NVRTC, ptxas) is on CI's machines: its absence fails the CUDA check there
 REQUIRE_NVRTC ?= $(if $(wildcard /usr/local/cuda/bin/ptxas),1,0)
 pytest-opencl: all
@@ -135,10 +137,12 @@ pytest-opencl: all
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1)
 	FRIT_REQUIRE_OPENCL=1 FRIT_REQUIRE_NVRTC=$(REQUIRE_NVRTC) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_device.py
-	FRIT_DEVICE=opencl FRIT_MATRIX_SAMPLE=$(OPENCL_SAMPLE) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
-	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_control.py \
-	  tests/python/test_control_host.py tests/python/test_op_matrix.py \
-	  -k "(test_matrix and not interp and not test_matrix_size) or (not test_matrix and jit)"
+	FRIT_DEVICE=opencl FRIT_CHECK_CUDA=$(REQUIRE_NVRTC) FRIT_MATRIX_SAMPLE=$(OPENCL_SAMPLE) \
+	  FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) \
+	  tests/python/test_control.py tests/python/test_control_host.py tests/python/test_op_matrix.py \
+	  tests/python/test_examples_control.py tests/python/test_nn_optim.py \
+	  -k "(test_matrix and not interp and not test_matrix_size) or (test_control and jit) or \
+	      (test_examples_control and not scripts_run and not kernel_structure) or compile_step_is_one_program"
 
 # The long differential fuzz of whole tensor programs (compiled vs the unfused reference).
 fuzz-programs: all

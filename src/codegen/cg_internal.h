@@ -71,6 +71,11 @@ frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
 /* Register tiling of a matmul-shaped kernel (opt_tile.c); may replace the g0 range (*g0). */
 frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0);
 
+/* Devices (opt_device.c): g0 merged with the output ranges every top-level END lists right
+ * inside it, where every store depends on each, into one flat launch range, the last varying
+ * fastest; *g0 becomes it. The AST unchanged when nothing merges; NULL on error. */
+frit_uop *cg_flatten_parallel(frit_ctx *ctx, frit_uop *ast, frit_uop **g0);
+
 /* root with the nodes from[i] replaced by to[i] (rebuilt bottom-up); NULL on error or when a
  * loop closing a replaced RANGE would lose it. */
 frit_uop *cg_subst(frit_ctx *ctx, frit_uop *root, frit_uop *const *from, frit_uop *const *to, int n);

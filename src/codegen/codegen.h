@@ -103,6 +103,9 @@ frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir);
 /* Lower-level pieces, exposed for tests and for the runtime's stage printing. */
 /* Axis choices on one kernel AST: returns the optimised AST and its g0 extent. */
 frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent);
+/* The same for a dialect: devices skip the host's register tiling and accumulation and merge
+ * the parallel axes into one launch axis (opt_device.c). */
+frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect);
 /* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
  * string, or NULL with an error. */
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,

@@ -391,7 +391,7 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
       cg_free(&src);
       return NULL;
     }
-    K->opt = structured ? asts[k] : frit_codegen_optimize(ctx, asts[k], &K->g0_extent);
+    K->opt = structured ? asts[k] : frit_codegen_optimize_for(ctx, asts[k], &K->g0_extent, dialect);
     if (!K->opt) {
       cg_free(&src);
       return NULL;

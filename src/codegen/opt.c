@@ -64,6 +64,10 @@ static frit_uop *unit_term(frit_uop *ix, frit_uop *const *cand, int n, int depth
 }
 
 frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent) {
+  return frit_codegen_optimize_for(ctx, ast, g0_extent, FRIT_DIALECT_C);
+}
+
+frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect) {
   if (!ast) return NULL;
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(ast, &n);
@@ -182,9 +186,11 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
   }
   result = map[pos[ast->id]];
   frit_uop *g0n = g0 ? map[pos[g0->id]] : NULL;
-  if (result && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n);
+  bool host = dialect == FRIT_DIALECT_C;
+  if (!host && result && g0n) result = cg_flatten_parallel(ctx, result, &g0n);
+  if (result && host && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n);
   if (result && !getenv("FRIT_NO_UNROLL")) result = cg_unroll(ctx, result, g0n);
-  if (result && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0n);
+  if (result && host && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0n);
   if (g0_extent) *g0_extent = g0n ? g0n->src[0] : frit_const_int(ctx, FRIT_I64, 1);
   if (g0n && g0_extent && frit_dtype_kind((*g0_extent)->dtype) != FRIT_I64) *g0_extent = frit_cast(ctx, *g0_extent, FRIT_I64);
   if (g0_extent && !*g0_extent) result = NULL;
