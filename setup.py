@@ -12,6 +12,10 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 try:
+    from setuptools.errors import PlatformError
+except ImportError:
+    from distutils.errors import DistutilsPlatformError as PlatformError
+try:
     from setuptools.command.bdist_wheel import bdist_wheel
 except ImportError:  # setuptools < 70.1: the wheel package's
     from wheel.bdist_wheel import bdist_wheel
@@ -34,7 +38,8 @@ def build_library():
     cc = os.environ.get("CC", "cc")
     missing = [t for t in (cc.split()[0], "make") if not shutil.which(t)]
     if missing:
-        raise RuntimeError(
+        # a distutils error: pip shows the message without a traceback
+        raise PlatformError(
             "building frit needs a C11 compiler and make (and frit needs the C compiler again at "
             "run time, to compile kernels); not found: %s. Install them, e.g. `apt-get install "
             "build-essential` (Debian, Ubuntu), `dnf install gcc make` (Fedora), `apk add build-base` "

@@ -15,6 +15,15 @@ fail() {
   echo "FAIL: $*" >&2
 }
 
+# pkg-config is what the test is about: installed here when missing and we may (as for PoCL in
+# the Makefile), else the test fails saying so.
+if ! command -v pkg-config >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkgconf) >/dev/null 2>&1
+  fi
+  command -v pkg-config >/dev/null 2>&1 || { echo "FAIL: test_install needs pkg-config (apt-get install pkgconf)" >&2; exit 1; }
+fi
+
 ver() { sed -n "s/^#define FRIT_VERSION_$1  *\([0-9][0-9]*\).*/\1/p" include/frit.h; }
 major=$(ver MAJOR)
 version=$major.$(ver MINOR).$(ver PATCH)

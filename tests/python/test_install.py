@@ -1,9 +1,10 @@
-"""Installing the Python package: `pip install .` into a fresh venv (build isolation, so pip
-fetches setuptools and numpy from PyPI, cached after the first run) builds nothing new when the
-checkout is built (make is a no-op), puts libfrit.so inside the package, and `import frit` then
-works from another directory with no FRIT_* variables and no PYTHONPATH, matching numpy; then
-`pip install -e .` in the same venv imports the checkout. Also where frit._lib looks for the
-library, and frit.__version__ against include/frit.h. (make wheel-check builds the wheel the
+"""Installing the Python package: `pip install .` into a fresh venv (which first gets setuptools,
+wheel and numpy from PyPI, cached after the first run; the builds then run without isolation)
+builds nothing new when the checkout is built (make is a no-op) and puts libfrit.so inside the
+package; `import frit` then works from another directory with no FRIT_* variables and no
+PYTHONPATH, matching numpy. Then `pip install -e .` in the same venv imports the checkout, and
+without a C compiler pip install says what to install. Also where frit._lib looks for the
+library, and frit.__version__ against include/frit.h. (`make wheel-check` builds the wheel the
 long way: python -m build from the sdist.)"""
 import os
 import re
@@ -108,6 +109,20 @@ def test_pip_install_then_editable(tmp_path):
            "--disable-pip-version-check"]
     env = dict(os.environ, PIP_NO_INPUT="1")
     env.pop("PYTHONPATH", None)
+    # the build requirements (pyproject.toml) and the dependency once, then builds without
+    # isolation: three isolated builds would each fetch setuptools again (half this test's time)
+    r = subprocess.run(pip + ["setuptools>=64", "wheel", "numpy"], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    pip += ["--no-build-isolation"]
+    # no C compiler: the build stops before make, saying what to install
+    r = subprocess.run(pip + [ROOT], env=dict(env, CC="frit-no-such-cc"), capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode != 0
+    assert "needs a C11 compiler and make" in r.stdout + r.stderr and "build-essential" in r.stdout + r.stderr, \
+        r.stdout + r.stderr
+    assert not os.path.exists(os.path.join(venv, "lib", "python%d.%d" % sys.version_info[:2], "site-packages", "frit"))
+
     r = subprocess.run(pip + [ROOT], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     version, pkg, lib = _use(venv, tmp_path)
