@@ -6,6 +6,9 @@
 # make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
 # make fashion-mnist  installs Debian's dataset-fashion-mnist (root) and trains the MLP and the CNN
 # make conformance  the public array API suite (docs/conformance.md; not in CI)
+# make install    headers, libfrit.so (versioned, with soname) and .a, the CLI, frit.pc under
+#                 PREFIX (/usr/local; DESTDIR honoured)      make uninstall  removes them
+# make wheel-check  python -m build, the wheel installed in a fresh venv, used from /tmp (not in CI)
 CC ?= cc
 BUILD ?= build
 OPT ?= -O2 -g
@@ -14,6 +17,12 @@ SAN ?=
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wswitch-enum -Wshadow \
   $(if $(WERROR),-Werror) $(OPT) $(SAN) -fPIC -Iinclude -Isrc -I$(BUILD)/gen -MMD -MP $(CFLAGS)
 LDLIBS_ALL = -lm -ldl -lpthread $(LDLIBS)
+
+# The version lives in include/frit.h only (FRIT_VERSION_MAJOR/MINOR/PATCH).
+version_part = $(shell sed -n 's/^[#]define FRIT_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' include/frit.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+SONAME := libfrit.so.$(VERSION_MAJOR)
 
 LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c src/*/*/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
@@ -28,12 +37,15 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
+.PHONY: install uninstall test-install wheel-check
 .PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+# kept: as deleted intermediates they would make every later `make` recompile their users
+.SECONDARY: $(RULE_INCS)
 
 $(BUILD)/obj/%.o: %.c | $(RULE_INCS)
 	@mkdir -p $(dir $@)
@@ -43,7 +55,7 @@ $(BUILD)/libfrit.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libfrit.so: $(LIB_OBJS)
-	$(CC) $(SAN) -shared -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(SAN) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/frit: $(CLI_OBJS) $(BUILD)/libfrit.a
 	$(CC) $(SAN) -o $@ $(CLI_OBJS) $(BUILD)/libfrit.a $(LDLIBS_ALL)
@@ -64,7 +76,52 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libfrit.a
 
 # Tests run from the repository root; FRIT_FUZZ_N sets the fast fuzz size.
 test: all $(TEST_BINS)
-	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done; sh tests/test_cli.sh $(BUILD); echo "all tests passed"
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done; sh tests/test_cli.sh $(BUILD); \
+	  $(if $(SAN),,sh tests/test_install.sh $(BUILD);) echo "all tests passed"
+
+# `make install` into a temporary prefix, then a C program outside the tree built with pkg-config
+# against it (shared and static) and run. In `make test` (not under the sanitizers: the installed
+# library is the plain one).
+test-install: all
+	sh tests/test_install.sh $(BUILD)
+
+# ---------------------------------------------------------------- install
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+HEADERS := $(sort $(wildcard include/frit*.h))
+
+$(BUILD)/frit.pc: frit.pc.in include/frit.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	  -e 's|@VERSION@|$(VERSION)|g' frit.pc.in > $@
+
+# Remade on every install (phony), so it always names the PREFIX given to this one.
+.PHONY: $(BUILD)/frit.pc
+install: all $(BUILD)/frit.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 755 $(BUILD)/libfrit.so $(DESTDIR)$(LIBDIR)/libfrit.so.$(VERSION)
+	ln -sf libfrit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libfrit.so
+	$(INSTALL) -m 644 $(BUILD)/libfrit.a $(DESTDIR)$(LIBDIR)/libfrit.a
+	$(INSTALL) -m 755 $(BUILD)/frit $(DESTDIR)$(BINDIR)/frit
+	$(INSTALL) -m 644 $(BUILD)/frit.pc $(DESTDIR)$(PKGCONFIGDIR)/frit.pc
+	@# the dynamic linker finds a new library in a system directory only after ldconfig
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1 && \
+	  case "$(LIBDIR)" in /usr/lib|/usr/local/lib|/usr/lib64|/usr/local/lib64) true;; *) false;; esac; then ldconfig; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) \
+	  $(DESTDIR)$(LIBDIR)/libfrit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libfrit.so \
+	  $(DESTDIR)$(LIBDIR)/libfrit.a $(DESTDIR)$(BINDIR)/frit $(DESTDIR)$(PKGCONFIGDIR)/frit.pc
+
+# The Python wheel as a user makes it (python -m build: sdist, then a wheel from it, with build
+# isolation, so it needs PyPI), installed with numpy in a fresh venv and used from /tmp.
+wheel-check:
+	sh tests/test_wheel.sh
 
 # Exhaustive accuracy sweep of the C backend's f32 math functions (all 2^32 inputs each, 2^32
 # pow pairs; about 1-2 minutes per function on one core; not in CI). FNS=sin,pow limits it.

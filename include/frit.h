@@ -23,6 +23,17 @@
 extern "C" {
 #endif
 
+/* ---------- version ---------- */
+
+/* The one place the version is written: the Makefile (soname, frit.pc), the Python package
+ * (setup.py, frit.__version__) all read these three lines. MAJOR is the soname's number. */
+#define FRIT_VERSION_MAJOR 0
+#define FRIT_VERSION_MINOR 1
+#define FRIT_VERSION_PATCH 0
+/* The library's version as "MAJOR.MINOR.PATCH": the one actually loaded, which may differ from
+ * the header a program was compiled against. */
+const char *frit_version(void);
+
 /* ---------- status and context ---------- */
 
 typedef enum frit_status {

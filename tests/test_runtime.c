@@ -399,6 +399,12 @@ static void test_info_and_print(void) {
   CHECK(contains(buf, "threads: "));
   CHECK(contains(buf, "cc"));
   CHECK(contains(buf, "cache"));
+  /* the version the library reports is the header's, and frit info says it */
+  char want[64], line[80];
+  snprintf(want, sizeof want, "%d.%d.%d", FRIT_VERSION_MAJOR, FRIT_VERSION_MINOR, FRIT_VERSION_PATCH);
+  CHECK(strcmp(frit_version(), want) == 0);
+  snprintf(line, sizeof line, "version: %s\n", want);
+  CHECK(contains(buf, line));
   free(buf);
 
   int64_t d[1] = {10};

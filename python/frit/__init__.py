@@ -44,3 +44,4 @@ del _name
 from ._autodiff import grad, value_and_grad, vjp, jvp, stop_gradient  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from ._autodiff import custom_vjp  # noqa: E402,F401
+from ._config import __version__, show_config  # noqa: E402,F401

@@ -12,8 +12,17 @@ _ROOT = os.path.dirname(os.path.dirname(_HERE))
 
 
 def library_path():
-    """$FRIT_LIB, else build/libfrit.so of this checkout."""
-    return os.environ.get("FRIT_LIB") or os.path.join(_ROOT, "build", "libfrit.so")
+    """$FRIT_LIB, else the copy installed inside the package (pip install), else build/libfrit.so
+    of the checkout this package lives in (PYTHONPATH=python, pip install -e)."""
+    env = os.environ.get("FRIT_LIB")
+    if env:
+        return env
+    for path in (os.path.join(_HERE, "libfrit.so"), os.path.join(_ROOT, "build", "libfrit.so")):
+        if os.path.exists(path):
+            return path
+    raise ImportError("frit: libfrit.so not found: not installed in the package (%s) nor built in "
+                      "a checkout (%s). Run `pip install .` or `make` in the frit checkout, or set "
+                      "FRIT_LIB to the library." % (_HERE, os.path.join(_ROOT, "build")))
 
 
 lib = C.CDLL(library_path())
@@ -114,6 +123,7 @@ BOUNDS = {"clamp": 0, "check": 1, "unchecked": 2}  # FRIT_BOUNDS_*
 
 _PROTOS = {
     # context
+    "frit_version": (C.c_char_p, []), "frit_info": (C.c_int, [_p, _p]),
     "frit_ctx_new": (_p, []), "frit_ctx_free": (None, [_p]), "frit_error": (C.c_char_p, [_p]),
     "frit_last_status": (C.c_int, [_p]), "frit_clear_error": (None, [_p]),
     "frit_var": (_p, [_p, C.c_char_p, C.c_int64, C.c_int64]),

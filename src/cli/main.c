@@ -378,7 +378,7 @@ static const command commands[] = {
     {"simplify-ir", cmd_simplify_ir, "FILE [--ir|--listing|--tree]",
      "simplify a textual IR file and print the result"},
     {"verify", cmd_verify, "FILE", "check a textual IR file against the IR invariants"},
-    {"info", cmd_info, "", "show the compiler, flags, cache directory and threads programs use"},
+    {"info", cmd_info, "", "show the version, compiler, flags, cache directory and threads programs use"},
     {"cache", cmd_cache, "clear [DIR]", "remove compiled kernels from the code cache (default: see info)"},
     {"help", cmd_help, "[COMMAND]", "show this help"},
 };

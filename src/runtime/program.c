@@ -570,11 +570,18 @@ frit_status frit_program_info(frit_program *p, FILE *out) {
   return frit_codegen_info(p->ctx, &p->cfg, out);
 }
 
+#define FRIT_STR_(x) #x
+#define FRIT_STR(x) FRIT_STR_(x)
+const char *frit_version(void) {
+  return FRIT_STR(FRIT_VERSION_MAJOR) "." FRIT_STR(FRIT_VERSION_MINOR) "." FRIT_STR(FRIT_VERSION_PATCH);
+}
+
 frit_status frit_info(frit_ctx *ctx, FILE *out) {
   if (!ctx) return FRIT_ERR_INVALID;
   frit_cg_config cfg;
   frit_status st = frit_codegen_config(ctx, NULL, &cfg);
   if (st != FRIT_OK) return st;
+  fprintf(out, "version: %s\n", frit_version());
   fprintf(out, "threads: %d (%s)\n", frit_rt_default_threads(NULL), threads_source(NULL));
   return frit_codegen_info(ctx, &cfg, out);
 }
