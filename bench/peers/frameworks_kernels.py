@@ -175,7 +175,7 @@ def taichi_kernels(ti):
 
     @ti.kernel
     def reduce_sum(x: arr) -> ti.f64:
-        total = ti.f64(0)
+        total = ti.cast(0.0, ti.f64)
         for b in range((x.shape[0] + BLOCK - 1) // BLOCK):
             s = 0.0
             for i in range(b * BLOCK, ti.min(x.shape[0], (b + 1) * BLOCK)):
