@@ -1,10 +1,11 @@
 """frit's default path (`frit.jit` with default options: symbolic shapes) against the frameworks a
 user would pick instead: numpy, torch eager, torch.compile, jax.jit, numba, taichi and warp, on
 the tensor workloads of bench/peers/workloads.py (matmul, conv2d, softmax, sum, the elementwise
-chains, n-body at N = 1024 and 4096). frit is timed here first; then each framework in its own
-process (bench/peers/frameworks.py), on the same thread count (FRIT_THREADS), the same inputs,
+chains, n-body at N = 1024 and 4096). frit is timed here, again right before each framework runs
+in its own process (bench/peers/frameworks.py), on the same thread count (FRIT_THREADS; warp's
+CPU kernels run on one thread whatever it is: its peer_note says so), the same inputs,
 with the same timer (median of the timed runs; the first call, tracing and compiling included,
-reported apart as first_call_ms / peer_first_call_ms) and checked against the same float64 numpy
+reported apart as first_call_ms / peer_first_call_ms, with cold caches on both sides) and checked against the same float64 numpy
 oracle ("ok" for frit, "peer_ok" for the framework: a framework that computes something else is
 caught). Prints one JSON line per (workload, framework): {"bench": "<workload>_jit_vs_<framework>",
 "value": frit's, "unit", "peer", "peer_value", "peer_note", ...}; bench/peers/merge.py adds "ratio"
@@ -14,8 +15,10 @@ Usage: bench_frameworks.py [NAME...]: only the workloads or frameworks whose nam
 limits the frameworks; FRIT_BENCH_NO_PEER=1 skips them all (nothing is printed)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = os.path.join(ROOT, "bench", "peers")
@@ -56,21 +59,33 @@ def frit_fn(name):
     raise KeyError(name)
 
 
-def measure_frit(w):
-    import frit
-    import numpy as np
-    ins = w.inputs()
-    args = [frit.asarray(a) for a in ins]
-    f = frit.jit(frit_fn(w.name))  # the default options: what a user gets
-    run = lambda: f(*args)  # noqa: E731
+class FritRun:
+    """frit's default jit on one workload; measured again right before each framework's process
+    (the machine is shared: each ratio compares figures taken minutes apart at most), the first
+    call (trace and compile) only once."""
 
-    def sync(r):  # jit outputs are realised by reading them (zero-copy)
+    def __init__(self, w):
+        import frit
+        import numpy as np
+        self.w, self.np, self.ins = w, np, w.inputs()
+        self.args = [frit.asarray(a) for a in self.ins]
+        self.f = frit.jit(frit_fn(w.name))  # the default options: what a user gets
+        self.first = None
+
+    def run(self):
+        return self.f(*self.args)
+
+    def sync(self, r):  # jit outputs are realised by reading them (zero-copy)
         for a in (r if isinstance(r, tuple) else (r,)):
-            np.asarray(a)
-    med, best, first = timed(run, sync)
-    got = run()
-    ok, err = w.check(tuple(np.asarray(a) for a in (got if isinstance(got, tuple) else (got,))), w.ref(*ins))
-    return {"median_s": med, "best_s": best, "first_s": first, "ok": ok, "max_abs_err": err}
+            self.np.asarray(a)
+
+    def measure(self):
+        med, best, first = timed(self.run, self.sync)
+        self.first = first if self.first is None else self.first
+        got = self.run()
+        got = tuple(self.np.asarray(a) for a in (got if isinstance(got, tuple) else (got,)))
+        ok, err = self.w.check(got, self.w.ref(*self.ins))
+        return {"median_s": med, "best_s": best, "first_s": self.first, "ok": ok, "max_abs_err": err}
 
 
 def select(args):
@@ -96,14 +111,31 @@ def main():
     if not names or not fws or os.environ.get("FRIT_BENCH_NO_PEER"):
         return
     T = threads()
-    mine = {}
-    for n in names:
-        print("bench_frameworks: frit %s" % n, file=sys.stderr, flush=True)
-        try:
-            mine[n] = measure_frit(BY_NAME[n])
-        except Exception as e:
-            mine[n] = {"error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+    # cold caches on every side, so the first calls are comparable: frit's compiled kernels,
+    # inductor's and warp's kernel caches in fresh directories (numba and taichi are told not to
+    # cache; jax keeps no persistent cache unless asked)
+    cold = tempfile.mkdtemp(prefix="frit-bench-frameworks-")
+    os.environ["FRIT_CACHE_DIR"] = os.path.join(cold, "frit")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cold, "inductor")
+    os.environ["FRIT_PEER_CACHE_DIR"] = cold
+    try:
+        run_all(names, fws, T)
+    finally:
+        shutil.rmtree(cold, ignore_errors=True)
+
+
+def run_all(names, fws, T):
+    runs = {}
     for fw in fws:
+        mine = {}
+        for n in names:
+            print("bench_frameworks: frit %s" % n, file=sys.stderr, flush=True)
+            try:
+                if n not in runs:
+                    runs[n] = FritRun(BY_NAME[n])
+                mine[n] = runs[n].measure()
+            except Exception as e:
+                mine[n] = {"error": "%s: %s" % (type(e).__name__, str(e)[:300])}
         print("bench_frameworks: %s" % fw, file=sys.stderr, flush=True)
         peer = {}
         try:

@@ -174,6 +174,8 @@ def setup_taichi():
 def setup_warp():
     import warp as wp
     wp.config.quiet = True
+    if os.environ.get("FRIT_PEER_CACHE_DIR"):  # a cold kernel cache, as the other frameworks get
+        wp.config.kernel_cache_dir = os.path.join(os.environ["FRIT_PEER_CACHE_DIR"], "warp")
     wp.init()
     from frameworks_kernels import warp_kernels
     return ("warp %s" % wp.config.version, warp_kernels(wp), lambda r: (wp.synchronize(), r)[1],
