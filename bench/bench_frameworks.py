@@ -1,5 +1,7 @@
 """frit's default path (`frit.jit` with default options: symbolic shapes) against the frameworks a
-user would pick instead: numpy, torch eager, torch.compile, jax.jit, numba, taichi and warp, on
+user would pick instead: numpy, torch eager, torch.compile, jax.jit, numba (numba: outputs
+preallocated, as loop-kernel code usually has them; numba_fresh: a new output array per call, as
+frit and the array libraries return), taichi and warp (preallocated outputs), on
 the tensor workloads of bench/peers/workloads.py (matmul, conv2d, softmax, sum, the elementwise
 chains, n-body at N = 1024 and 4096). frit is timed here, again right before each framework runs
 in its own process (bench/peers/frameworks.py), on the same thread count (FRIT_THREADS; warp's

@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from workloads import BY_NAME, DT, EPS, threads, timed  # noqa: E402
 
-FRAMEWORKS = ["numpy", "torch_eager", "torch_compile", "jax_jit", "numba", "taichi", "warp"]
+FRAMEWORKS = ["numpy", "torch_eager", "torch_compile", "jax_jit", "numba", "numba_fresh", "taichi", "warp"]
 T = threads()
 
 
@@ -149,15 +149,25 @@ def setup_jax_jit():
 
 
 # ---------------------------------------------------------------------------------------- numba
-def setup_numba():
+def _setup_numba(fresh):
     os.environ["NUMBA_NUM_THREADS"] = str(T)
     import numba
     from frameworks_kernels import numba_kernels
-    k = numba_kernels(numba)
+    k = numba_kernels(numba, fresh)
+    out = ("a new output array per call (np.empty inside the call, as frit, numpy, torch and jax return)"
+           if fresh else "outputs preallocated once and overwritten by every call")
     return ("numba %s" % numba.__version__, k, _np_sync,
-            "@njit(parallel=True, fastmath=True) loops over prange, NUMBA_NUM_THREADS=%d (%s layer); "
+            "@njit(parallel=True, fastmath=True) loops over prange, NUMBA_NUM_THREADS=%d (%s layer); %s; "
             "matmul i-k-j, conv direct (no im2col), n-body pairwise without the (N, N, 3) temporary, "
-            "sum accumulated in float64" % (T, numba.config.THREADING_LAYER))
+            "sum accumulated in float64" % (T, numba.config.THREADING_LAYER, out))
+
+
+def setup_numba():
+    return _setup_numba(False)
+
+
+def setup_numba_fresh():
+    return _setup_numba(True)
 
 
 # --------------------------------------------------------------------------------------- taichi
@@ -167,7 +177,8 @@ def setup_taichi():
     from frameworks_kernels import taichi_kernels
     return ("taichi %s" % ".".join(map(str, ti.__version__)), taichi_kernels(ti), lambda r: (ti.sync(), r)[1],
             "@ti.kernel on arch=cpu, cpu_max_num_threads=%d, numpy arrays passed as ti.types.ndarray; "
-            "outermost loop parallel; matmul i-k-j, conv direct, n-body pairwise, sum in float64" % T)
+            "outermost loop parallel; outputs preallocated once; matmul i-k-j, conv direct, n-body pairwise, "
+            "sum in float64" % T)
 
 
 # ----------------------------------------------------------------------------------------- warp
@@ -180,7 +191,8 @@ def setup_warp():
     from frameworks_kernels import warp_kernels
     return ("warp %s" % wp.config.version, warp_kernels(wp), lambda r: (wp.synchronize(), r)[1],
             "@wp.kernel on device='cpu': warp runs CPU kernels on ONE thread (no thread knob), whatever "
-            "FRIT_THREADS is; matmul i-k-j per row, conv direct, n-body pairwise, sum in float64 blocks")
+            "FRIT_THREADS is; outputs preallocated once; matmul i-k-j per row, conv direct, n-body pairwise, "
+            "sum in float64 blocks; the first workload's first call compiles the whole module")
 
 
 def main():
