@@ -141,7 +141,7 @@ def test_unavailable_opencl_says_so(tmp_path):
     code = ("import numpy as np, frit\n"
             "try:\n    frit.jit(lambda x: x + 1, device='opencl')(np.ones(2))\n"
             "except frit.FritError as e:\n    print('ERR', e)\n")
-    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), OCL_ICD_VENDORS=str(tmp_path))
+    env = _env(LD_LIBRARY_PATH=str(tmp_path), OCL_ICD_VENDORS=str(tmp_path))
     # an empty vendor directory: the loader finds no platform
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -162,10 +162,19 @@ def _nvrtc_available():
     return False
 
 
+_PYDIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python")
+
+
+def _env(**extra):
+    """The environment of a child Python that imports this checkout's frit."""
+    path = os.pathsep.join(p for p in [_PYDIR, os.environ.get("PYTHONPATH", "")] if p)
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 def _run_with_env(code, **env):
     import subprocess
     import sys
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, **env), capture_output=True,
+    out = subprocess.run([sys.executable, "-c", code], env=_env(**env), capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout
