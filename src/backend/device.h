@@ -8,7 +8,7 @@
 
 /* What a device reports about itself. */
 typedef struct frit_device_props {
-  char name[128];          /* platform and device */
+  char name[192];          /* platform and device */
   size_t local_mem;        /* bytes of local/shared memory per work-group */
   size_t max_group;        /* largest work-group */
   int subgroup;            /* subgroup/warp width (1 when unknown) */
