@@ -38,7 +38,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
 .PHONY: install uninstall test-install wheel-check
-.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl
+.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl opencl-driver
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -145,8 +145,8 @@ tsan:
 
 # Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan and
 # the threaded ones under TSan.
-check:
-	$(MAKE) WERROR=1 test
+check: opencl-driver
+	FRIT_REQUIRE_OPENCL=1 $(MAKE) WERROR=1 test
 	$(MAKE) WERROR=1 pytest
 	$(MAKE) WERROR=1 pytest-opencl
 	$(MAKE) WERROR=1 asan
@@ -187,11 +187,14 @@ pytest-specialise: all
 OPENCL_SAMPLE ?= 0/40
 # the CUDA toolkit (NVRTC, ptxas) is on CI's machines: its absence fails the CUDA check there
 REQUIRE_NVRTC ?= $(if $(wildcard /usr/local/cuda/bin/ptxas),1,0)
-pytest-opencl: all
-	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+# An OpenCL driver for the device tests: PoCL from Debian when none is installed (needs root).
+opencl-driver:
 	ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1)
+
+pytest-opencl: all opencl-driver
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
 	FRIT_REQUIRE_OPENCL=1 FRIT_REQUIRE_NVRTC=$(REQUIRE_NVRTC) FRIT_LIB=$(abspath $(BUILD)/libfrit.so) \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) tests/python/test_device.py
 	FRIT_DEVICE=opencl FRIT_CHECK_CUDA=$(REQUIRE_NVRTC) FRIT_MATRIX_SAMPLE=$(OPENCL_SAMPLE) \
