@@ -12,6 +12,12 @@
 #include "runtime/profile.h"
 #include "runtime/runtime.h"
 
+enum { MAX_GROUPS = 16 };
+typedef struct flop_group {
+  uint64_t loops;
+  int64_t ops;
+} flop_group;
+
 typedef struct prof_event {
   const char *name, *cat, *ops, *site; /* interned: they outlive the ctx that named them */
   int64_t t0, dur;                     /* ns, t0 from the profile's origin */
@@ -22,7 +28,8 @@ typedef struct prof_event {
 /* One launch's kernel facts, per compiled kernel, worked out on its first profiled launch. */
 struct frit_rt_prof_meta {
   const char *name, *ops, *site;
-  int64_t flops_per_iter;
+  flop_group groups[MAX_GROUPS]; /* the FLOP estimate's ops per loop set */
+  int ngroups;
   unsigned char *param_read; /* parameter p is loaded from */
 };
 
@@ -167,24 +174,64 @@ static const char *kernel_site(const frit_uop *t) {
 
 /* ---------- kernel launches ---------- */
 
-/* Floating-point ALU ops per innermost iteration: the FLOP estimate is this times the kernel's
- * loop iterations (docs/profiling.md says what it over- and under-counts). */
-static int64_t count_flops(frit_uop *ast) {
+/* The FLOP estimate: each floating-point ALU op counts once per iteration of the loops it sits
+ * in, the RANGEs it depends on (a REDUCE or END closes the ranges it runs over), so the ops
+ * after a reduction count per output element. Ops are grouped by that set of loops (a bit mask
+ * over the kernel's RANGEs in walk order, the order of c->range_ends); a kernel with more than
+ * 64 RANGEs counts every op per iteration of all of them (docs/profiling.md). */
+
+/* node id -> loop mask, open addressing (a kernel's AST has few nodes; ids span the ctx) */
+typedef struct mask_map {
+  uint32_t *ids; /* id + 1; 0: empty */
+  uint64_t *mask;
+  size_t cap;
+} mask_map;
+
+static uint64_t *mask_slot(mask_map *m, uint32_t id) {
+  size_t i = (size_t)(id * 2654435761u) & (m->cap - 1);
+  while (m->ids[i] && m->ids[i] != id + 1) i = (i + 1) & (m->cap - 1);
+  m->ids[i] = id + 1;
+  return &m->mask[i];
+}
+
+static int count_flops(frit_uop *ast, flop_group *g) {
   size_t n;
   frit_uop **nodes = frit_walk_topo(ast, &n);
   if (!nodes) return 0;
-  int64_t f = 0;
-  for (size_t i = 0; i < n; i++) {
+  mask_map m = {NULL, NULL, 16};
+  while (m.cap < 2 * n) m.cap *= 2;
+  m.ids = calloc(m.cap, sizeof *m.ids), m.mask = calloc(m.cap, sizeof *m.mask);
+  int ng = 0, nr = 0;
+  for (size_t i = 0; m.ids && m.mask && i < n; i++) {
     const frit_uop *u = nodes[i];
-    frit_dtype dt = u->dtype;
-    bool fl = frit_dtype_is_float(dt) || frit_dtype_is_complex(dt);
-    if (!fl) continue;
-    if (u->op == FRIT_OP_MULACC) f += 2;
-    else if (frit_op_flags(u->op) & FRIT_F_ALU) f += 1;
-    else if (u->op == FRIT_OP_REDUCE) f += 1;
+    uint64_t mk = 0;
+    for (uint32_t j = 0; j < u->nsrc; j++) mk |= *mask_slot(&m, u->src[j]->id);
+    if (u->op == FRIT_OP_RANGE) mk |= nr < 64 ? (uint64_t)1 << nr : 0, nr++;
+    uint64_t inside = mk; /* a REDUCE accumulates once per iteration of the loops it closes */
+    if (u->op == FRIT_OP_REDUCE || u->op == FRIT_OP_END) /* its value lives outside them */
+      for (uint32_t j = 1; j < u->nsrc; j++)
+        if (u->src[j]->op == FRIT_OP_RANGE) mk &= ~*mask_slot(&m, u->src[j]->id);
+    *mask_slot(&m, u->id) = mk;
+    mk = inside;
+    if (!(frit_dtype_is_float(u->dtype) || frit_dtype_is_complex(u->dtype))) continue;
+    /* a WHERE selects (padding, masks): no arithmetic */
+    int64_t f = u->op == FRIT_OP_MULACC                                                ? 2
+                : u->op == FRIT_OP_WHERE                                               ? 0
+                : (frit_op_flags(u->op) & FRIT_F_ALU) || u->op == FRIT_OP_REDUCE ? 1
+                                                                                       : 0;
+    if (!f) continue;
+    if (nr > 64) mk = ~(uint64_t)0;
+    int k = 0;
+    while (k < ng && g[k].loops != mk) k++;
+    if (k == ng) {
+      if (ng == MAX_GROUPS) k = ng - 1; /* rare: lumped with the last group */
+      else g[ng++] = (flop_group){mk, 0};
+    }
+    g[k].ops += f;
   }
+  free(m.ids), free(m.mask);
   free(nodes);
-  return f;
+  return ng;
 }
 
 static void mark_reads(frit_uop *ast, unsigned char *read, int nparams) {
@@ -216,12 +263,32 @@ static frit_rt_prof_meta *kernel_meta(frit_program *p, int k) {
     if (!m->param_read) return NULL;
     memset(m->param_read, 0, (size_t)(sk->nparams ? sk->nparams : 1));
     mark_reads(sk->ast, m->param_read, sk->nparams);
-    m->flops_per_iter = count_flops(sk->ast);
+    m->ngroups = count_flops(sk->ast, m->groups);
     m->ops = intern(sk->ops);
     m->name = intern(sk->name);
   }
   if (!m->site) m->site = kernel_site(sk->tensor); /* sites may be noted after the first launch */
   return m;
+}
+
+/* Sum over the op groups of ops x the iterations of their loops under p's bindings. */
+static int64_t kernel_flops(frit_program *p, int k, const frit_rt_prof_meta *m) {
+  int nr = p->c->nranges[k];
+  int64_t ext[64];
+  for (int r = 0; r < nr && r < 64; r++) {
+    if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &ext[r]) != FRIT_OK) {
+      frit_clear_error(p->ctx);
+      return 0; /* unknown */
+    }
+  }
+  double total = 0;
+  for (int i = 0; i < m->ngroups; i++) {
+    double it = (double)m->groups[i].ops;
+    for (int r = 0; r < nr && r < 64; r++)
+      if (m->groups[i].loops >> r & 1) it *= (double)(ext[r] > 0 ? ext[r] : 0);
+    total += it;
+  }
+  return total < 9e18 ? (int64_t)total : INT64_MAX;
 }
 
 void frit_rt_prof_kernel(frit_program *p, int k, int64_t t0, int64_t t1) {
@@ -237,9 +304,7 @@ void frit_rt_prof_kernel(frit_program *p, int k, int64_t t0, int64_t t1) {
       if (m->param_read[i]) rd += bytes;
       if (sk->param_written[i]) wr += bytes;
     }
-    int64_t work = frit_rt_kernel_work(p, k);
-    int64_t flops = work > 0 && m->flops_per_iter > 0 && work < INT64_MAX / m->flops_per_iter
-                        ? work * m->flops_per_iter : 0;
+    int64_t flops = kernel_flops(p, k, m);
     prof_event e = {m->name, "kernel", m->ops, m->site, t0 - G.origin, t1 - t0, rd, wr, flops, tid()};
     push(&e);
   }
