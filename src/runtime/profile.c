@@ -316,6 +316,9 @@ void frit_rt_prof_kernel(frit_program *p, int k, int64_t t0, int64_t t1) {
 void frit_profile_start(void) {
   pthread_mutex_lock(&G.mu);
   G.n = 0;
+  /* notes of an earlier profile may name nodes of freed ctxs, whose addresses get reused */
+  if (G.sites) memset(G.sites, 0, G.sites_cap * sizeof *G.sites);
+  G.sites_n = 0;
   G.origin = frit_rt_now_ns();
   atomic_store(&G.on, 1);
   pthread_mutex_unlock(&G.mu);
