@@ -28,6 +28,7 @@ typedef struct prof_event {
 /* One launch's kernel facts, per compiled kernel, worked out on its first profiled launch. */
 struct frit_rt_prof_meta {
   const char *name, *ops, *site;
+  size_t site_tried; /* 1 + G.sites_n when the site was last looked for in vain: again when it grows */
   flop_group groups[MAX_GROUPS]; /* the FLOP estimate's ops per loop set */
   int ngroups;
   unsigned char *param_read; /* parameter p is loaded from */
@@ -248,6 +249,34 @@ static void mark_reads(frit_uop *ast, unsigned char *read, int nparams) {
   free(nodes);
 }
 
+/* Kernel a loads a buffer that kernel b stores: a kernel the library made for another's input
+ * (a transposed copy for a matmul, a gradient) takes the site of the kernel that consumes it. */
+static bool reads_output_of(const frit_sched_kernel *a, const frit_sched_kernel *b) {
+  for (int i = 0; i < a->nparams; i++)
+    for (int j = 0; !a->param_written[i] && j < b->nparams; j++)
+      if (b->param_written[j] && b->param_buf[j] == a->param_buf[i]) return true;
+  return false;
+}
+
+/* Kernel k's site, else that of the nearest kernel down the chain of those reading its output
+ * (breadth first over at most 16 kernels: the search reruns while sites keep being noted). */
+static const char *site_or_consumers(const frit_schedule *s, int k) {
+  enum { LIMIT = 16 };
+  int q[LIMIT], head = 0, tail = 0;
+  q[tail++] = k;
+  while (head < tail) {
+    int a = q[head++];
+    const char *site = kernel_site(s->kernels[a].tensor);
+    if (site) return site;
+    for (int j = a + 1; j < s->nkernels && tail < LIMIT; j++) {
+      bool seen = false;
+      for (int i = 0; i < tail && !seen; i++) seen = q[i] == j;
+      if (!seen && reads_output_of(&s->kernels[j], &s->kernels[a])) q[tail++] = j;
+    }
+  }
+  return NULL;
+}
+
 static frit_rt_prof_meta *kernel_meta(frit_program *p, int k) {
   frit_rt_compiled *c = p->c;
   const frit_schedule *s = c->sched;
@@ -267,7 +296,10 @@ static frit_rt_prof_meta *kernel_meta(frit_program *p, int k) {
     m->ops = intern(sk->ops);
     m->name = intern(sk->name);
   }
-  if (!m->site) m->site = kernel_site(sk->tensor); /* sites may be noted after the first launch */
+  if (!m->site && m->site_tried != G.sites_n + 1) { /* sites may be noted after the first launch */
+    m->site = site_or_consumers(s, k);
+    m->site_tried = G.sites_n + 1;
+  }
   return m;
 }
 
