@@ -124,6 +124,7 @@ static const char *site_of(const void *node) {
 frit_status frit_profile_note_site(frit_ctx *ctx, const frit_tensor *t, const char *site) {
   if (!ctx) return FRIT_ERR_INVALID;
   if (!t || !site) return frit_set_error(ctx, FRIT_ERR_INVALID, "profile_note_site: NULL %s", t ? "site" : "tensor");
+  (void)frit_rt_profile_env(); /* $FRIT_PROFILE=x.json starts (clearing the sites) before the first note */
   frit_status st = FRIT_OK;
   pthread_mutex_lock(&G.mu);
   if (2 * (G.sites_n + 1) > G.sites_cap) {
