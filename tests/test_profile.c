@@ -2,9 +2,20 @@
  * worked out here by hand, the summary of the saved trace, and recording only between start/stop. */
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "frit.h"
+
+/* A trace path of this process under $TMPDIR (the build directory may not be the cwd). */
+static const char *tmp_path(const char *tag) {
+  static char buf[2][512];
+  static int n;
+  const char *dir = getenv("TMPDIR");
+  char *b = buf[n++ % 2];
+  snprintf(b, sizeof buf[0], "%s/frit_test_profile_%d_%s.json", dir && *dir ? dir : "/tmp", (int)getpid(), tag);
+  return b;
+}
 
 static double now_us(void) {
   struct timespec t;
@@ -65,7 +76,7 @@ static void test_elementwise_trace(void) {
   size_t nev = frit_profile_event_count();
   if (p) CHECK_EQ_INT(frit_program_run(p, in, out, NULL, 0), FRIT_OK);
   CHECK_EQ_INT(frit_profile_event_count(), nev); /* stopped: nothing more */
-  const char *path = "build/test_profile_trace.json";
+  const char *path = tmp_path("trace");
   CHECK_EQ_INT(frit_profile_save(ctx, path), FRIT_OK);
   char *s = slurp(path);
   CHECK(s != NULL);
@@ -104,6 +115,7 @@ static void test_elementwise_trace(void) {
     CHECK(strstr(buf, "schedule") != NULL);
     fclose(f);
   }
+  remove(path);
   frit_ctx_free(ctx);
 }
 
@@ -122,7 +134,7 @@ static void test_matmul_flops(void) {
   frit_profile_start();
   if (p) CHECK_EQ_INT(frit_program_run(p, in, out, NULL, 0), FRIT_OK);
   frit_profile_stop();
-  const char *path = "build/test_profile_mm.json";
+  const char *path = tmp_path("mm");
   CHECK_EQ_INT(frit_profile_save(ctx, path), FRIT_OK);
   char *s = slurp(path);
   char want[64];
@@ -132,6 +144,7 @@ static void test_matmul_flops(void) {
   CHECK(s && count(s, want) == 1);
   if (s && !count(s, want)) fprintf(stderr, "%s\n", s);
   free(s);
+  remove(path);
   frit_ctx_free(ctx);
 }
 
