@@ -34,8 +34,9 @@ struct frit_rt_prof_meta {
   unsigned char *param_read; /* parameter p is loaded from */
 };
 
-/* Interned strings: a list, searched linearly. The names are few (one per distinct kernel, op
- * list and call site) and each kernel interns its own once, on its first profiled launch. */
+/* Interned strings: chained in buckets by hash. Kernel names and op lists are interned once per
+ * compiled kernel, call sites once per note (every lazy op while Python profiles). */
+enum { STR_BUCKETS = 4096 };
 typedef struct prof_str {
   struct prof_str *next;
   char s[];
@@ -53,7 +54,7 @@ static struct {
   int64_t origin;
   prof_event *ev;
   size_t n, cap;
-  prof_str *strs;
+  prof_str *strs[STR_BUCKETS];
   site_entry *sites; /* open addressing on the node address */
   size_t sites_cap, sites_n;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -71,14 +72,17 @@ bool frit_rt_profiling(void) { return atomic_load_explicit(&G.on, memory_order_r
 
 static const char *intern(const char *s) {
   if (!s) return NULL;
-  for (prof_str *e = G.strs; e; e = e->next)
+  uint64_t h = 1469598103934665603ull;
+  for (const char *c = s; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  prof_str **b = &G.strs[h % STR_BUCKETS];
+  for (prof_str *e = *b; e; e = e->next)
     if (!strcmp(e->s, s)) return e->s;
   size_t n = strlen(s) + 1;
   prof_str *e = malloc(sizeof *e + n);
   if (!e) return NULL;
   memcpy(e->s, s, n);
-  e->next = G.strs;
-  G.strs = e;
+  e->next = *b;
+  *b = e;
   return e->s;
 }
 
