@@ -659,6 +659,35 @@ frit_status frit_program_info(frit_program *p, FILE *out);
 frit_status frit_info(frit_ctx *ctx, FILE *out);  /* defaults, without compiling */
 frit_status frit_cache_clear(frit_ctx *ctx, const char *cache_dir); /* NULL: the default */
 
+/* ---------- profiling (docs/profiling.md) ---------- */
+
+/* One process-wide profile. start drops the events of an earlier profile and records, from any
+ * ctx and thread, every kernel launch (wall time, bytes read and written, a FLOP estimate, its
+ * ops and call site) and every compile pass, until stop. Device programs wait for each kernel
+ * while recording. The profiler owns everything it records (names are copied). */
+void frit_profile_start(void);
+void frit_profile_stop(void);
+int frit_profile_active(void);
+size_t frit_profile_event_count(void); /* events recorded so far (metadata not counted) */
+/* Writes the recorded events as a Chrome trace / Perfetto JSON file ("traceEvents" of "X"
+ * events, ts/dur in microseconds; kernel args: ops, site, bytes_read, bytes_written, flops,
+ * gbps, gflops, frac_bw, frac_flops). Works while recording or after stop. ctx: for the
+ * message and the cache directory of the machine limits. */
+frit_status frit_profile_save(frit_ctx *ctx, const char *path);
+/* Names the call site ("file:line") that created tensor t: a kernel that realises t (or, failing
+ * that, reads it) is labelled with it. site is copied. FRIT_PROFILE_SITE notes the C caller's. */
+frit_status frit_profile_note_site(frit_ctx *ctx, const frit_tensor *t, const char *site);
+#define FRIT_PROFILE_STR_(x) #x
+#define FRIT_PROFILE_STR(x) FRIT_PROFILE_STR_(x)
+#define FRIT_PROFILE_SITE(ctx, t) frit_profile_note_site((ctx), (t), __FILE__ ":" FRIT_PROFILE_STR(__LINE__))
+/* Prints the summary of a saved trace: per kernel and site, calls, total ms, share, GB/s,
+ * GFLOP/s and their fractions of the machine limits, slowest first; then the compile passes. */
+frit_status frit_profile_summary(frit_ctx *ctx, const char *trace_path, FILE *out);
+/* This machine's copy bandwidth (bytes read + written per second, GB/s) and FMA throughput
+ * (GFLOP/s, all threads), measured on first use (about a second) and cached in the kernel cache
+ * directory under a fingerprint of the CPU model and thread count. */
+frit_status frit_machine_limits(frit_ctx *ctx, double *copy_gbps, double *fma_gflops);
+
 #ifdef __cplusplus
 }
 #endif

@@ -209,5 +209,29 @@ count=$((count + 1))
 expect_err 'usage: frit cache clear' "$FRIT" cache
 expect_err 'unexpected argument' "$FRIT" info extra
 
+# --- profile: the summary of a hand-written trace (whitespace and key order as another tool
+# might write them): kb 0.6 ms in one call, ka 0.4 ms in two; ka moves 2e6 bytes -> 5 GB/s ---
+cat >"$tmp/trace.json" <<'TRACE'
+{ "otherData": {"copy_gbps": 10, "fma_gflops": 100},
+  "traceEvents": [
+    {"name": "ka", "ph": "X", "cat": "kernel", "ts": 0, "dur": 300, "pid": 1, "tid": 1,
+     "args": {"ops": "mul", "site": "a.py:3", "bytes_read": 1000000, "bytes_written": 500000, "flops": 0}},
+    {"cat": "kernel", "name": "ka", "ph": "X", "ts": 400, "dur": 100, "pid": 1, "tid": 1,
+     "args": {"site": "a.py:3", "bytes_written": 500000, "flops": 0, "ops": "mul"}},
+    {"name": "kb", "ph": "X", "cat": "kernel", "ts": 600, "dur": 600, "pid": 1, "tid": 2,
+     "args": {"ops": "sum", "site": "", "bytes_read": 0, "bytes_written": 0, "flops": 6000000}},
+    {"name": "schedule", "ph": "X", "cat": "compile", "ts": 0, "dur": 50, "pid": 1, "tid": 1, "args": {}}
+  ]
+}
+TRACE
+expect_out 'kb 1 0.600 60.0%' sh -c "$FRIT profile $tmp/trace.json | awk 'NR == 3 {print \$1, \$2, \$3, \$4}'"
+expect_out 'ka 2 0.400 40.0% 5.00 50.0%' sh -c "$FRIT profile $tmp/trace.json | awk '\$1 == \"ka\" {print \$1, \$2, \$3, \$4, \$5, \$7}'"
+expect_out 'kb 10.00 10.0%' sh -c "$FRIT profile $tmp/trace.json | awk '\$1 == \"kb\" {print \$1, \$6, \$8}'"
+expect_out 'schedule 1 0.050' sh -c "$FRIT profile $tmp/trace.json | awk '\$1 == \"schedule\" {print \$1, \$2, \$3}'"
+printf '{"traceEvents": 3}' >"$tmp/bad.json"
+expect_err 'traceEvents' "$FRIT" profile "$tmp/bad.json"
+expect_err 'cannot read' "$FRIT" profile "$tmp/none.json"
+expect_err 'usage: frit profile' "$FRIT" profile
+
 echo "tests/test_cli.sh: $count checks, $fails failed" >&2
 [ $fails -eq 0 ]

@@ -45,3 +45,4 @@ from ._autodiff import grad, value_and_grad, vjp, jvp, stop_gradient  # noqa: E4
 from . import optim  # noqa: E402,F401
 from ._autodiff import custom_vjp  # noqa: E402,F401
 from ._config import __version__, show_config  # noqa: E402,F401
+from ._profile import profile, machine_limits  # noqa: E402,F401

@@ -12,6 +12,7 @@ from . import _lib as L
 from . import _session as S
 from ._donate import Donated as _Donated
 from ._errors import FritError, FritTypeError
+from ._profile import P as _PROF, site as _prof_site, note as _prof_note
 
 fn = L.fn
 _tensor_ndim = fn["frit_tensor_ndim"]
@@ -47,7 +48,7 @@ class Node:
     tensor per session; `scalar` marks a weak Python scalar (a CONST when traced). `scope`: the
     frit._control scope a kernel scalar or host-loop body value belongs to (None: a plain value)."""
     __slots__ = ("np", "expr", "sess", "sid", "t", "shape", "dtype", "scalar", "nops",
-                 "abstract", "dptr", "scope", "tc", "__weakref__")
+                 "abstract", "dptr", "scope", "tc", "site", "__weakref__")
 
     def __init__(self):
         self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = self.scope = None
@@ -182,6 +183,9 @@ def apply(build, operands, params=()):
     node.scope = kern
     node.sess, node.sid, node.t = sess, sid, t
     node.expr = (build, nodes, params)
+    if _PROF.on:  # a profile records: the user's file:line names the kernels this op ends up in
+        node.site = s = _prof_site()
+        _prof_note(sess.ptr, t, s)
     node.dtype = _BY_CODE[_tensor_dtype(t)]
     nd = _tensor_ndim(t)
     if nd == 0:

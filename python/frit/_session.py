@@ -72,6 +72,7 @@ import numpy as np
 
 from . import _lib as L
 from ._errors import FritError
+from ._profile import P as _PROF, note as _prof_note
 
 lib = L.lib
 fn = L.fn
@@ -373,7 +374,13 @@ class Session:
             return t
 
         try:
-            return [visit(n) for n in nodes], leaves, sizes
+            outs = [visit(n) for n in nodes]
+            if _PROF.on:  # the canonical graph's nodes get their user sites too
+                for n, t in memo.items():
+                    s = getattr(n, "site", None)
+                    if s is not None:
+                        _prof_note(ptr, t, s)
+            return outs, leaves, sizes
         finally:
             # visit refers to itself through its closure cell: a cycle that would keep the memo
             # (nodes, hence whole graph generations) alive until the cyclic GC runs

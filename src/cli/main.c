@@ -365,6 +365,16 @@ static int cmd_cache(int argc, char **argv) {
   return 0;
 }
 
+/* The summary of a trace written by frit_profile_save / FRIT_PROFILE=x.json / frit.profile. */
+static int cmd_profile(int argc, char **argv) {
+  if (argc != 1) return user_error(argc ? "unexpected argument '%s'" : "usage: frit profile TRACE.json", argc ? argv[1] : "");
+  frit_ctx *ctx = frit_ctx_new();
+  if (!ctx) return user_error("out of memory");
+  if (frit_profile_summary(ctx, argv[0], stdout) != FRIT_OK) return lib_error(ctx, "profile");
+  frit_ctx_free(ctx);
+  return 0;
+}
+
 /* To add a subcommand: write cmd_NAME(argc, argv) (argv excludes the command name) and add a
  * row here; help and dispatch pick it up. */
 static const command commands[] = {
@@ -380,6 +390,7 @@ static const command commands[] = {
     {"verify", cmd_verify, "FILE", "check a textual IR file against the IR invariants"},
     {"info", cmd_info, "", "show the version, compiler, flags, cache directory and threads programs use"},
     {"cache", cmd_cache, "clear [DIR]", "remove compiled kernels from the code cache (default: see info)"},
+    {"profile", cmd_profile, "TRACE.json", "summarise a saved profile: kernels by time, GB/s, GFLOP/s, compile passes"},
     {"help", cmd_help, "[COMMAND]", "show this help"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -2,6 +2,7 @@
  * after them, a region per input and output; inputs are copied in before the steps run and
  * outputs copied out after, so the caller's contract (host memory in and out) is the host's. */
 #include "backend/device.h"
+#include "runtime/profile.h"
 #include "runtime/runtime.h"
 
 #include <inttypes.h>
@@ -116,7 +117,7 @@ frit_status frit_rt_device_kernel(frit_program *p, int k) {
                         extent);
     if (st != FRIT_OK) return st;
     /* FRIT_PROFILE times kernels one by one: wait for each (run_steps adds the time) */
-    if (p->prof_ns && (st = d->ops->sync(ctx, d)) != FRIT_OK) return st;
+    if ((p->prof_ns || frit_rt_profiling()) && (st = d->ops->sync(ctx, d)) != FRIT_OK) return st;
   }
   if (s->err_buf >= 0 && p->numel[s->err_buf] > 0) {
     int32_t code = 0;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "ir/walk.h"
+#include "runtime/profile.h"
 #include "runtime/runtime.h"
 #include "backend/device.h"
 
@@ -237,6 +238,12 @@ static frit_status build_on_device(frit_ctx *ctx, frit_rt_compiled *c) {
   return st;
 }
 
+/* A compile pass on the profile's trace (no clock read when no profile records). */
+static int64_t pass_begin(void) { return frit_rt_profiling() ? frit_rt_now_ns() : 0; }
+static void pass_end(const char *name, int64_t t0) {
+  if (t0 && frit_rt_profiling()) frit_rt_prof_event(name, "compile", t0, frit_rt_now_ns());
+}
+
 static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int n, const frit_cg_config *cfg,
                                       int no_fusion, int interpret, int bounds, frit_device *dev) {
   frit_rt_compiled *c = frit_arena_alloc(&ctx->arena, sizeof *c);
@@ -254,6 +261,7 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
   c->dev = dev;
 
   /* 1. the tensor graph, as the frontend built it */
+  int64_t t = pass_begin();
   for (int i = 0; i < n; i++) {
     if (frit_verify(ctx, outs[i]) != FRIT_OK) {
       char stage[64];
@@ -262,9 +270,13 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
       return NULL;
     }
   }
+  pass_end("verify tensor graph", t);
   /* 2. schedule: realize decisions, rangeify, kernels, memory plan */
+  t = pass_begin();
   c->sched = frit_schedule_build_bounds(ctx, outs, n, no_fusion, bounds);
   if (!c->sched) return NULL;
+  pass_end("schedule", t);
+  t = pass_begin();
   /* 3. each kernel AST is well-formed loop-level IR */
   for (int k = 0; k < c->sched->nkernels; k++) {
     if (frit_verify(ctx, c->sched->kernels[k].ast) != FRIT_OK) {
@@ -274,10 +286,16 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
       return NULL;
     }
   }
+  pass_end("verify kernels", t);
   /* 4. codegen (axis choices, linearise, render C), 5. compile and load */
   if (!interpret) {
+    t = pass_begin();
     if (generate(ctx, c) != FRIT_OK) return NULL;
+    pass_end("codegen", t);
+    t = pass_begin();
     if (dev ? build_on_device(ctx, c) != FRIT_OK : frit_codegen_compile(ctx, c->cg, cfg) != FRIT_OK) return NULL;
+    /* "C compiler" also when the code came from the disk cache (then it is a dlopen) */
+    pass_end(dev ? "device build" : c->cg->cache_hit ? "load cached code" : "C compiler", t);
   }
   /* 5b. FRIT_CHECK_CUDA=1: the same kernels in the CUDA dialect must compile to PTX and assemble
    * (CI has no GPU; docs/devices.md). Programs with complex values are refused there by name. */
@@ -345,7 +363,9 @@ frit_program *frit_compile(frit_ctx *ctx, frit_tensor *const *outputs, int noutp
     cache->stats.hits++;
   } else {
     cache->stats.compiles++;
+    int64_t t = pass_begin();
     c = run_pipeline(ctx, outs, noutputs, &cfg, no_fusion, interpret, bounds, dev);
+    pass_end("compile", t); /* a failed compile too: its time was spent */
     if (!c) return NULL;
     if (!rt_cache_add(cache, c)) {
       frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");

@@ -5,13 +5,10 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "runtime/profile.h"
 #include "runtime/runtime.h"
 
-static int64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+#define now_ns frit_rt_now_ns
 
 /* The FRIT_PROFILE table: kernels by time taken, with their share. */
 static void profile_print(const frit_program *p) {
@@ -102,8 +99,7 @@ frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit
   }
   for (int l = 0; l < s->nloops; l++)
     if (s->loops[l].ivar >= 0) p->is_ivar[s->loops[l].ivar] = 1;
-  const char *prof = getenv("FRIT_PROFILE");
-  if (prof && *prof && strcmp(prof, "0") != 0) {
+  if (frit_rt_profile_env()) {
     p->prof_ns = calloc((size_t)(s->nkernels ? s->nkernels : 1), sizeof *p->prof_ns);
     p->prof_calls = calloc((size_t)(s->nkernels ? s->nkernels : 1), sizeof *p->prof_calls);
   }
@@ -245,7 +241,7 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
 }
 
 /* Iterations of kernel k's loop nest (saturating), the parallelism decision's input. */
-static int64_t kernel_work(frit_program *p, int k) {
+int64_t frit_rt_kernel_work(frit_program *p, int k) {
   int64_t work = 1;
   for (int r = 0; r < p->c->nranges[k]; r++) {
     int64_t e;
@@ -278,7 +274,7 @@ static frit_status run_kernel(frit_program *p, int k) {
   } else {
     const frit_cg_kernel *ck = &c->cg->kernels[k];
     frit_kernel_fn fn = ck->fn;
-    int64_t extent, work = kernel_work(p, k);
+    int64_t extent, work = frit_rt_kernel_work(p, k);
     bool have = false;
     frit_status st = frit_rt_specialised(p, k, work, &fn, &extent, &have);
     if (st != FRIT_OK) return st;
@@ -374,9 +370,14 @@ frit_status frit_rt_run_steps(frit_program *p) {
     const frit_sched_step *st = &s->steps[pc];
     switch ((frit_step_kind)st->kind) {
     case FRIT_STEP_KERNEL: {
-      int64_t t0 = p->prof_ns ? now_ns() : 0;
+      bool rec = frit_rt_profiling();
+      int64_t t0 = p->prof_ns || rec ? now_ns() : 0;
       frit_status rc = run_kernel(p, st->kernel);
-      if (p->prof_ns && p->prof_calls) p->prof_ns[st->kernel] += now_ns() - t0, p->prof_calls[st->kernel]++;
+      if (p->prof_ns || rec) {
+        int64_t t1 = now_ns();
+        if (p->prof_ns && p->prof_calls) p->prof_ns[st->kernel] += t1 - t0, p->prof_calls[st->kernel]++;
+        if (rec) frit_rt_prof_kernel(p, st->kernel, t0, t1); /* a failed launch too: it took the time */
+      }
       if (rc != FRIT_OK) return rc;
       pc++;
       break;

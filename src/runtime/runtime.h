@@ -29,7 +29,9 @@ typedef struct frit_rt_compiled {
   struct frit_rt_spec *spec; /* per kernel: its size-specialised variants (specialize.c), lazily */
   struct frit_device *dev; /* NULL: the host; else the device its kernels were built for */
   void **dev_kernels;      /* per kernel: the device's handle (the device owns it) */
+  struct frit_rt_prof_meta *prof; /* per kernel: the profiler's facts (profile.c), lazily */
 } frit_rt_compiled;
+typedef struct frit_rt_prof_meta frit_rt_prof_meta;
 
 /* One frit_program_donate declaration and how the current run uses it. */
 typedef struct frit_rt_donation {
@@ -83,6 +85,10 @@ frit_rt_stats frit_rt_stats_get(frit_ctx *ctx);
 
 /* Evaluates an integer size expression under bindings; FRIT_ERR_RUNTIME when it cannot. */
 frit_status frit_rt_eval(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars, int64_t *out);
+
+/* Iterations of kernel k's loop nest under p's current bindings (saturating; INT64_MAX when
+ * unknown): the parallelism decision's input and the profiler's FLOP multiplier. */
+int64_t frit_rt_kernel_work(frit_program *p, int k);
 
 /* Threads from opts, $FRIT_THREADS or the online CPUs (at least 1). */
 int frit_rt_default_threads(const frit_compile_opts *opts);
