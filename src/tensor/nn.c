@@ -184,7 +184,12 @@ frit_tensor *frit_max_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel
   before[nd - 2] = after[nd - 2] = g.pad[0];
   before[nd - 1] = after[nd - 1] = g.pad[1];
   frit_tensor *xp = g.pad[0] || g.pad[1] ? frit_pad(ctx, x, before, after, FRIT_PAD_CONSTANT, lowest) : x;
-  return pool_reduce(ctx, xp, &g, frit_dtype_is_bool(dt) ? FRIT_OP_OR : FRIT_OP_MAX);
+  frit_tensor *r = pool_reduce(ctx, xp, &g, frit_dtype_is_bool(dt) ? FRIT_OP_OR : FRIT_OP_MAX);
+  if (!r || !frit_dtype_is_float(dt) || g.k[0] != g.st[0] || g.k[1] != g.st[1]) return r;
+  /* the windows as the reduction reads them (the node the gradient walk meets) */
+  frit_tensor *red = TI_T(TI_U(r)->op == FRIT_OP_RESHAPE ? TI_U(r)->src[0] : TI_U(r));
+  if (TI_U(red)->op != FRIT_OP_REDUCE_AXIS) return r;
+  return tg_max_pool(ctx, r, TI_T(TI_U(red)->src[0]));
 }
 
 frit_tensor *frit_avg_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel[2], const int64_t stride[2],

@@ -90,3 +90,86 @@ def test_dense_input_gradient_is_tiled_not_divmod():
     f = frit.jit(lambda x, w, g: frit.grad(lambda x: frit.sum(x @ w * g))(x), dynamic=False)
     np.testing.assert_allclose(A(f(x, w, g)), g @ w.T, rtol=1e-4, atol=1e-4)
     assert divmods(f.lower(x, w, g).source) == 0
+
+
+# ---------------------------------------------------------------- max pool + GELU backward
+
+def np_max_pool_grad(x, k, s, pad, g):
+    """numpy: d/dx of sum(max_pool2d(x) * g), ties sharing each window's g equally; windows of
+    the -inf-padded x, the stride s, floor mode (rows and columns past the last window get 0)."""
+    N, C, H, W = x.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=-np.inf)
+    OH, OW = (H + 2 * pad - k) // s + 1, (W + 2 * pad - k) // s + 1
+    gp = np.zeros_like(xp)
+    for i in range(OH):
+        for j in range(OW):
+            win = xp[:, :, i * s:i * s + k, j * s:j * s + k]
+            m = win.max(axis=(2, 3), keepdims=True)
+            hit = win == m
+            gp[:, :, i * s:i * s + k, j * s:j * s + k] += hit * (g[:, :, i:i + 1, j:j + 1] / hit.sum(axis=(2, 3), keepdims=True))
+    return gp[:, :, pad:pad + H, pad:pad + W]
+
+
+def np_gelu(x):
+    from math import erf, sqrt
+    return 0.5 * x * (1 + np.vectorize(erf)(x / sqrt(2)))
+
+
+def np_gelu_grad(x):
+    from math import erf, sqrt, pi
+    return 0.5 * (1 + np.vectorize(erf)(x / sqrt(2))) + x * np.exp(-x * x / 2) / sqrt(2 * pi)
+
+
+# (x shape, kernel, stride, padding): the CNN's two pools, sizes the windows do not divide (the
+# last row/column gets no gradient), batch 1, 3x3 windows, padding, overlapping windows (stride <
+# kernel: the reduction's own rule)
+POOLS = [((4, 8, 28, 28), 2, 2, 0), ((3, 16, 14, 14), 2, 2, 0), ((2, 3, 7, 9), 2, 2, 0), ((1, 2, 8, 8), 2, 2, 0),
+         ((2, 2, 9, 12), 3, 3, 0), ((2, 3, 8, 10), 2, 2, 1), ((2, 2, 9, 9), 3, 2, 1)]
+
+
+@pytest.mark.parametrize("shape,k,s,pad", POOLS)
+def test_max_pool_gelu_grad_vs_numpy(shape, k, s, pad):
+    from frit.nn import functional as F
+    x = rng.standard_normal(shape).astype(np.float32)
+    p = np.asarray(F.max_pool2d(x, k, s, pad))
+    g = rng.standard_normal(p.shape).astype(np.float32)
+    f = frit.jit(lambda x, g: frit.grad(lambda x: frit.sum(F.gelu(F.max_pool2d(x, k, s, pad)) * g))(x), dynamic=False)
+    want = np_max_pool_grad(x, k, s, pad, g * np_gelu_grad(p.astype(np.float64)))
+    np.testing.assert_allclose(A(f(x, g)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_max_pool_grad_ties_share():
+    # small integers: most windows hold ties, which share g equally (the reduction's rule)
+    from frit.nn import functional as F
+    x = rng.integers(0, 3, (2, 3, 8, 6)).astype(np.float64)
+    g = rng.standard_normal((2, 3, 4, 3))
+    got = frit.grad(lambda x: frit.sum(F.max_pool2d(x, 2) * g))(x)
+    np.testing.assert_allclose(A(got), np_max_pool_grad(x, 2, 2, 0, g), rtol=1e-12, atol=1e-12)
+
+
+def test_max_pool_second_order():
+    # grad of a gradient through the pool: the inner gradient is 2 x at each window's (untied)
+    # maximum, 0 elsewhere, so d/dx sum(inner * v) is 2 v at the maxima
+    from frit.nn import functional as F
+    x = rng.standard_normal((2, 2, 6, 6))
+    v = rng.standard_normal(x.shape)
+    inner = frit.grad(lambda x: frit.sum(F.max_pool2d(x, 2) ** 2))
+    got = frit.grad(lambda x: frit.sum(inner(x) * v))(x)
+    hit = np_max_pool_grad(x, 2, 2, 0, np.ones((2, 2, 3, 3)))
+    np.testing.assert_allclose(A(got), 2 * hit * v, rtol=1e-10, atol=1e-10)
+
+
+def test_pool_gelu_backward_has_no_divmod_and_one_gelu_derivative_per_window():
+    # the backward of gelu(max_pool2d(x)) read x's windows through div/mod of x's flat index and
+    # evaluated GELU's derivative (an erf and an exp) once per window element
+    from frit.nn import functional as F
+    x = rng.standard_normal((4, 8, 28, 28)).astype(np.float32)
+    g = rng.standard_normal((4, 8, 14, 14)).astype(np.float32)
+    f = frit.jit(lambda x, g: frit.grad(lambda x: frit.sum(F.gelu(F.max_pool2d(x, 2)) * g))(x), dynamic=False)
+    c = f.lower(x, g)
+    assert divmods(c.source) == 0
+    erf_kernels = [k for k in c.kernels if "erf" in k.ops]
+    assert len(erf_kernels) == 1 and erf_kernels[0].launch == "(4)"
+    src = c.source
+    body = src[src.index("/* kernel %d:" % c.kernels.index(erf_kernels[0])):]
+    assert "#pragma omp simd" in body.split("/* kernel")[1]
