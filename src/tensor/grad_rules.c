@@ -339,8 +339,15 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
     gx = ti_shrink_axis(ctx, gx, 2 + a, ti_dim(ctx, lo), ti_dim(ctx, hi));
     if (gx && hi - lo < want) gx = ti_pad_axis(ctx, gx, 2 + a, ti_dim(ctx, 0), ti_dim(ctx, want - (hi - lo)));
   }
-  /* gw: x as (C, N, H, W) against g as (O, N, OH, OW): stride and dilation trade places */
-  frit_tensor *gw = frit_conv2d(ctx, frit_permute(ctx, x, swap), frit_permute(ctx, g, swap), NULL, dl, pad, st, 1);
+  /* gw: x as (C, N, H, W) against g as (O, N, OH, OW): stride and dilation trade places. x padded
+   * before the swap is the forward's own padded copy (one node): padding the swapped x would
+   * compute x again (a GELU before the conv: its erf per element) into a second copy */
+  const int64_t nopad[2] = {0, 0};
+  bool padded = pad[0] || pad[1];
+  frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  frit_tensor *xs = padded ? tn_conv_padded(ctx, ins[0], cdt, pad) : x;
+  frit_tensor *gw = frit_conv2d(ctx, frit_permute(ctx, xs, swap), ti_cast(ctx, frit_permute(ctx, g, swap), cdt), NULL,
+                                dl, padded ? nopad : pad, st, 1);
   for (int a = 0; a < 2 && gw; a++)
     gw = ti_shrink_axis(ctx, gw, 2 + a, ti_dim(ctx, 0), sw->dims[2 + a]);
   gw = gw ? frit_permute(ctx, gw, swap) : NULL;

@@ -265,6 +265,11 @@ static frit_tensor *padded_input(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, 
   return xp && copy && (g->pad[0] || g->pad[1]) ? frit_contiguous(ctx, xp) : xp;
 }
 
+frit_tensor *tn_conv_padded(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const int64_t pad[2]) {
+  pool_geom g = {.pad = {pad[0], pad[1]}};
+  return padded_input(ctx, x, cdt, &g, true);
+}
+
 static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
                                 frit_dtype cdt, frit_dtype dt) {
   const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);

@@ -173,3 +173,55 @@ def test_pool_gelu_backward_has_no_divmod_and_one_gelu_derivative_per_window():
     src = c.source
     body = src[src.index("/* kernel %d:" % c.kernels.index(erf_kernels[0])):]
     assert "#pragma omp simd" in body.split("/* kernel")[1]
+
+
+# ---------------------------------------------------------------- conv2d weight gradient
+
+def np_conv_grads(x, w, g, s, p):
+    """numpy: d/dw and d/dx of sum(conv2d(x, w, stride s, padding p) * g), by the taps."""
+    N, C, H, W = x.shape
+    O, _, KH, KW = w.shape
+    OH, OW = g.shape[2:]
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (p, p), (p, p)))
+    gw = np.zeros(w.shape)
+    gxp = np.zeros(xp.shape)
+    for i in range(KH):
+        for j in range(KW):
+            win = xp[:, :, i:i + s * (OH - 1) + 1:s, j:j + s * (OW - 1) + 1:s]  # (N, C, OH, OW)
+            gw[:, :, i, j] = np.einsum("nohw,nchw->oc", g, win)
+            gxp[:, :, i:i + s * (OH - 1) + 1:s, j:j + s * (OW - 1) + 1:s] += np.einsum("nohw,oc->nchw", g, w[:, :, i, j])
+    return gw, gxp[:, :, p:p + H, p:p + W]
+
+
+# (x shape, w shape, stride, padding): the CNN's conv2 (the padded GELU shared with the forward),
+# conv1, batch 1, odd sizes, stride 2, no padding
+CONVS = [((8, 8, 14, 14), (16, 8, 5, 5), 1, 2), ((4, 1, 28, 28), (8, 1, 5, 5), 1, 2), ((1, 3, 9, 7), (4, 3, 3, 3), 1, 1),
+         ((3, 5, 11, 13), (6, 5, 3, 3), 2, 1), ((2, 4, 10, 10), (5, 4, 3, 3), 1, 0)]
+
+
+@pytest.mark.parametrize("xs,ws,s,p", CONVS)
+def test_conv_grads_after_gelu_vs_numpy(xs, ws, s, p):
+    from frit.nn import functional as F
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) * 0.3).astype(np.float32)
+    out = np.asarray(frit.conv2d(x, w, stride=s, padding=p))
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    f = frit.jit(lambda x, w, g: frit.grad(lambda x, w: frit.sum(frit.conv2d(F.gelu(x), w, stride=s, padding=p) * g),
+                                           argnums=(0, 1))(x, w), dynamic=False)
+    gx, gw = f(x, w, g)
+    a = np_gelu(x.astype(np.float64))
+    want_w, want_a = np_conv_grads(a, w.astype(np.float64), g.astype(np.float64), s, p)
+    np.testing.assert_allclose(A(gw), want_w, rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(A(gx), want_a * np_gelu_grad(x.astype(np.float64)), rtol=2e-4, atol=2e-4)
+
+
+def test_conv_weight_gradient_reads_the_forwards_padded_input():
+    # the weight gradient padded the swapped input (C, N, H, W) itself: a second copy that
+    # computed the GELU before the conv (an erf per element) again
+    from frit.nn import functional as F
+    x = rng.standard_normal((16, 8, 14, 14)).astype(np.float32)
+    w = rng.standard_normal((16, 8, 5, 5)).astype(np.float32)
+    g = rng.standard_normal((16, 16, 14, 14)).astype(np.float32)
+    f = frit.jit(lambda x, w, g: frit.value_and_grad(lambda w: frit.sum(frit.conv2d(F.gelu(x), w, padding=2) * g))(w),
+                 dynamic=False)
+    assert sum("erf" in k.ops for k in f.lower(x, w, g).kernels) == 1
