@@ -83,8 +83,10 @@ static frit_status matmul_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
   frit_tensor *ga = ti_cast(ctx, matmul_impl(ctx, "matmul", g, ti_permute(ctx, b, t)), frit_tensor_dtype(ins[0]));
   frit_tensor *gb = ti_cast(ctx, matmul_impl(ctx, "matmul", ti_permute(ctx, a, t), g), frit_tensor_dtype(ins[1]));
   const frit_shape *sa = ti_shape(ctx, ins[0]), *sb = ti_shape(ctx, ins[1]);
-  grads[0] = ga ? ti_reshape(ctx, ga, sa->ndim, sa->dims) : NULL;
-  grads[1] = gb ? ti_reshape(ctx, gb, sb->ndim, sb->dims) : NULL;
+  /* realized: fused into a consumer as its reduction (a max-pool's backward reading gA at its
+   * own, unflattened index), a product loses the tiler's form and reads B's panels by div/mod */
+  grads[0] = ga ? ti_reshape(ctx, frit_contiguous(ctx, ga), sa->ndim, sa->dims) : NULL;
+  grads[1] = gb ? ti_reshape(ctx, frit_contiguous(ctx, gb), sb->ndim, sb->dims) : NULL;
   return grads[0] && grads[1] ? FRIT_OK : ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
 }
 

@@ -225,3 +225,22 @@ def test_conv_weight_gradient_reads_the_forwards_padded_input():
     f = frit.jit(lambda x, w, g: frit.value_and_grad(lambda w: frit.sum(frit.conv2d(F.gelu(x), w, padding=2) * g))(w),
                  dynamic=False)
     assert sum("erf" in k.ops for k in f.lower(x, w, g).kernels) == 1
+
+
+def test_dense_input_gradient_into_pool_backward_vs_numpy():
+    # the CNN's tail: pool -> GELU -> flatten -> dense. The dense input gradient, fused into the
+    # pool's backward as its reduction, read the weight's panels by div/mod untiled: it is
+    # realized as a product of its own
+    from frit.nn import functional as F
+    x = rng.standard_normal((64, 16, 14, 14)).astype(np.float32)
+    w = (rng.standard_normal((784, 128)) * 0.05).astype(np.float32)
+    g = rng.standard_normal((64, 128)).astype(np.float32)
+
+    def loss(x):
+        return frit.sum(frit.reshape(F.gelu(F.max_pool2d(x, 2)), (64, 784)) @ w * g)
+
+    f = frit.jit(lambda x, g: frit.grad(loss)(x), dynamic=False)
+    p = np.asarray(F.max_pool2d(x, 2)).astype(np.float64)
+    gp = (g.astype(np.float64) @ w.T.astype(np.float64)).reshape(p.shape) * np_gelu_grad(p)
+    np.testing.assert_allclose(A(f(x, g)), np_max_pool_grad(x, 2, 2, 0, gp), rtol=1e-4, atol=1e-5)
+    assert divmods(f.lower(x, g).source) == 0
