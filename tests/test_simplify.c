@@ -204,6 +204,20 @@ static void test_divmod(void) {
   /* (5x + y) / 4 = x + (x + y) / 4 for x, y >= 0; (5x + y) % 4 = (x + y) % 4 */
   CHECK_SIMP(dv(add(mul(x, ci(5)), y), ci(4)), add(x, dv(add(x, y), ci(4))));
   CHECK_SIMP(md(add(mul(x, ci(5)), y), ci(4)), md(add(x, y), ci(4)));
+  /* a common factor c of the divisor and some terms, the rest in [0, c): x = c*S + R, x/(c*e) =
+   * S/e. A buffer realized as (OH, KH, OW, KW) (max-pool's gradient) read at (h, w) of its
+   * (28, 28) view: (28h + w)/56 = h/2, and the whole index recombines to 28h + w */
+  frit_uop *ph = frit_var(ctx, "dph", 0, 27), *pw = frit_var(ctx, "dpw", 0, 27);
+  frit_uop *pflat = add(mul(ph, ci(28)), pw);
+  CHECK_SIMP(dv(pflat, ci(56)), dv(ph, ci(2)));
+  CHECK_SIMP(md(pflat, ci(56)), simp(add(mul(md(ph, ci(2)), ci(28)), pw)));
+  CHECK_SIMP(add(add(mul(dv(pflat, ci(56)), ci(56)), mul(md(ph, ci(2)), ci(28))), pw), pflat);
+  /* the constant splits too: (28h + w + 30)/56 = (h + 1)/2 for w in [0, 20] */
+  frit_uop *pw20 = frit_var(ctx, "dpw20", 0, 20);
+  CHECK_SIMP(dv(add(add(mul(ph, ci(28)), pw20), ci(30)), ci(56)), dv(add(ph, ci(1)), ci(2)));
+  /* not when the rest can reach c (w = 28 is the next row) */
+  frit_uop *pw28 = frit_var(ctx, "dpw28", 0, 28);
+  CHECK(simp(dv(add(mul(ph, ci(28)), pw28), ci(56))) != dv(ph, ci(2)));
   /* a negative atom keeps its term whole: (5s + 500) % 4 is left to the other folds */
   CHECK_SIMP(md(add(mul(s, ci(5)), ci(500)), ci(4)), md(add(mul(s, ci(5)), ci(500)), ci(4)));
   /* negative numerators: the split works by symmetry */

@@ -41,9 +41,11 @@ static uint8_t *cone(const uint8_t *real, frit_uop *root) {
   return in;
 }
 
-/* The realized value under movement ops (NULL when an ALU op comes first): an operand's base. */
+/* The realized value under movement ops and casts (NULL when another ALU op comes first): an
+ * operand's base. */
 static frit_uop *moved_base(const uint8_t *real, frit_uop *x, bool *expanded) {
-  while (!stops(real, x) && (frit_op_flags((frit_op)x->op) & FRIT_F_MOVEMENT)) {
+  /* a cast, too: the gradient rules cast their operands (conv2d's weight gradient) */
+  while (!stops(real, x) && (x->op == FRIT_OP_CAST || (frit_op_flags((frit_op)x->op) & FRIT_F_MOVEMENT))) {
     if (x->op == FRIT_OP_EXPAND) *expanded = true;
     x = x->src[0];
   }

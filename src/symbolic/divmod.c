@@ -62,6 +62,31 @@ static frit_uop *minus_const(frit_ctx *ctx, frit_uop *x, int64_t c) {
   return frit_lin_build(ctx, &L);
 }
 
+/* x = c*S + R >= 0 with c | D, 1 < c < D, and R in [0, c): x/D = S/(D/c), x%D = c*(S%(D/c)) + R
+ * (truncation is floor here; floor((c*S + R)/c) = S). The index of a buffer realized as
+ * (OH, KH, OW, KW) read at (h, w) of its (H, W) view: (28*h + w)/56 is h/2 for w in [0, 28). */
+static frit_uop *factor_split(frit_ctx *ctx, const frit_lin *L, int64_t D, bool is_div, frit_dtype dt) {
+  for (int j = 0; j < L->n; j++) {
+    int64_t c = L->t[j].c, rl, rh, sl, sh;
+    if (c <= 1 || c >= D || D % c) continue;
+    frit_lin S = {.dt = dt}, R = {.dt = dt};
+    for (int i = 0; i < L->n; i++) {
+      if (L->t[i].c % c == 0) S.t[S.n].v = L->t[i].v, S.t[S.n++].c = L->t[i].c / c;
+      else R.t[R.n++] = L->t[i];
+    }
+    S.k = floordiv(L->k, c), R.k = L->k - S.k * c;
+    if (!frit_lin_no_wrap(&R, &rl, &rh) || rl < 0 || rh >= c || !frit_lin_no_wrap(&S, &sl, &sh)) continue;
+    frit_uop *sv = frit_lin_build(ctx, &S), *e = cnst(ctx, dt, D / c);
+    if (!sv) return NULL;
+    if (is_div) return frit_binary(ctx, FRIT_OP_IDIV, sv, e);
+    frit_uop *r = frit_lin_build(ctx, &R);
+    return r ? frit_binary(ctx, FRIT_OP_ADD, frit_binary(ctx, FRIT_OP_MUL, frit_binary(ctx, FRIT_OP_MOD, sv, e),
+                                                         cnst(ctx, dt, c)), r)
+             : NULL;
+  }
+  return NULL;
+}
+
 frit_uop *frit_simp_divmod(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, int n) {
   (void)a, (void)n;
   frit_uop *x = root->src[0];
@@ -113,7 +138,7 @@ frit_uop *frit_simp_divmod(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, in
   }
   Q.k = nonneg ? floordiv(L.k, D) : ceildiv(L.k, D);
   R.k = L.k - Q.k * D;
-  if (Q.n == 0 && Q.k == 0) return NULL; /* nothing to split off */
+  if (Q.n == 0 && Q.k == 0) return nonneg ? factor_split(ctx, &L, D, is_div, dt) : NULL; /* nothing to split off */
   int64_t rl, rh;
   if (!frit_lin_no_wrap(&R, &rl, &rh) || (nonneg ? rl < 0 : rh > 0)) return NULL;
   bool whole = nonneg ? rh < D : rl > -D; /* R/D == 0 and R%D == R */

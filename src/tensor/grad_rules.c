@@ -339,14 +339,51 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
     gx = ti_shrink_axis(ctx, gx, 2 + a, ti_dim(ctx, lo), ti_dim(ctx, hi));
     if (gx && hi - lo < want) gx = ti_pad_axis(ctx, gx, 2 + a, ti_dim(ctx, 0), ti_dim(ctx, want - (hi - lo)));
   }
-  /* gw: x as (C, N, H, W) against g as (O, N, OH, OW): stride and dilation trade places */
-  frit_tensor *gw = frit_conv2d(ctx, frit_permute(ctx, x, swap), frit_permute(ctx, g, swap), NULL, dl, pad, st, 1);
+  /* gw: x as (C, N, H, W) against g as (O, N, OH, OW): stride and dilation trade places. x padded
+   * before the swap is the forward's own padded copy (one node): padding the swapped x would
+   * compute x again (a GELU before the conv: its erf per element) into a second copy */
+  const int64_t nopad[2] = {0, 0};
+  bool padded = pad[0] || pad[1];
+  frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  frit_tensor *xs = padded ? tn_conv_padded(ctx, ins[0], cdt, pad) : x;
+  frit_tensor *gw = frit_conv2d(ctx, frit_permute(ctx, xs, swap), ti_cast(ctx, frit_permute(ctx, g, swap), cdt), NULL,
+                                dl, padded ? nopad : pad, st, 1);
   for (int a = 0; a < 2 && gw; a++)
     gw = ti_shrink_axis(ctx, gw, 2 + a, ti_dim(ctx, 0), sw->dims[2 + a]);
   gw = gw ? frit_permute(ctx, gw, swap) : NULL;
   grads[0] = ti_cast(ctx, gx, frit_tensor_dtype(ins[0]));
   grads[1] = ti_cast(ctx, gw, frit_tensor_dtype(ins[1]));
   return done(ctx, grads, 2);
+}
+
+/* max pool over non-overlapping windows, out (..., OH, OW) = max of w (..., OH, OW, KH, KW) over
+ * the last two axes, ties sharing g equally as the reduction's own rule does; but g / count is
+ * realized at the pooled size, so that what g is made of (a GELU's derivative) and the tie count
+ * are computed once per window instead of once per window element, and the gradient is realized
+ * in (..., OH, KH, OW, KW) order: x's own layout, so that the windows' reverse (a reshape) reads
+ * it linearly instead of through div/mod of x's flat index. */
+static frit_status max_pool_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                                 frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_tensor *w = ins[0];
+  const frit_shape *sw = ti_shape(ctx, w);
+  int nd = sw->ndim;
+  frit_uop *kd[FRIT_MAX_DIMS];
+  for (int i = 0; i < nd; i++) kd[i] = sw->dims[i];
+  kd[nd - 1] = kd[nd - 2] = ti_dim(ctx, 1);
+  frit_tensor *m = ti_expand(ctx, ti_reshape(ctx, out, nd, kd), nd, sw->dims);
+  frit_tensor *hit = ti_alu2(ctx, FRIT_OP_CMPEQ, w, m);
+  bool mask[FRIT_MAX_DIMS] = {false};
+  mask[nd - 1] = mask[nd - 2] = true;
+  frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(w)), mask);
+  frit_tensor *share = frit_contiguous(ctx, ti_alu2(ctx, FRIT_OP_FDIV, ti_reshape(ctx, g, nd, kd), count));
+  frit_tensor *gw = ti_where(ctx, hit, ti_expand(ctx, share, nd, sw->dims), ti_const_f(ctx, frit_tensor_dtype(w), 0, w));
+  int perm[FRIT_MAX_DIMS];
+  for (int i = 0; i < nd; i++) perm[i] = i;
+  perm[nd - 3] = nd - 2, perm[nd - 2] = nd - 3; /* (..., OH, OW, KH, KW) <-> (..., OH, KH, OW, KW) */
+  gw = gw ? frit_permute(ctx, frit_contiguous(ctx, frit_permute(ctx, gw, perm)), perm) : NULL;
+  grads[0] = gw;
+  return done(ctx, grads, 1);
 }
 
 static frit_status no_gradient(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
@@ -386,6 +423,9 @@ frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tenso
                        const int64_t padding[2], const int64_t dilation[2]) {
   int64_t p[6] = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
   return attach(ctx, r, 2, (frit_tensor *const[]){x, w}, conv2d_rule, p, 6);
+}
+frit_tensor *tg_max_pool(frit_ctx *ctx, frit_tensor *r, frit_tensor *w) {
+  return attach(ctx, r, 1, &w, max_pool_rule, NULL, 0);
 }
 frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors) {
   return attach(ctx, out, 1, &a, eigh_rule, (const int64_t[]){vectors}, 1);

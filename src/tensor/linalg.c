@@ -1,6 +1,6 @@
 /* Matrix products (numpy matmul and dot) as a broadcast multiply and a REDUCE_AXIS ADD over K,
  * the form the scheduler fuses into one kernel without materialising the (..., M, K, N) product. */
-#include "tensor/composite.h"
+#include "tensor/grad_rules.h"
 
 /* a and b are laid out so that broadcasting them gives (..., K, N') with K at axis -2: multiplies
  * in the promoted dtype (f16/bf16 in f32; bool as AND/OR like numpy), sums over K and reshapes
@@ -39,12 +39,15 @@ static bool dim_is_one(const frit_uop *d) { return frit_dim_value(d) == 1; }
  * 1024^2 f32 matmul. The copy costs one pass over B, the product M passes; small static products
  * keep B as it is. Symbolic sizes (default jit, eager) cannot be judged when the graph is built:
  * B is packed (zero-padded to whole panels) unless a static dim is small. */
-enum { PANEL = 32, PACK_MIN_DIM = 64 };
+enum { PANEL_MAX = 32, PACK_MIN_DIM = 64 };
 
 static frit_tensor *packed_panels(frit_ctx *ctx, frit_tensor *b, frit_uop *m_dim) {
   const frit_shape *s = ti_shape(ctx, b);
   frit_uop *kd = s->dims[0], *nd = s->dims[1];
   int64_t M = frit_dim_value(m_dim), K = frit_dim_value(kd), N = frit_dim_value(nd);
+  /* the tiler's column tile: 32, or 16 where a static N is a multiple of 16 only (784 = 16 * 49,
+   * a CNN's flattened features), whose panels of 16 it reads at (j0, k, jj) just the same */
+  int64_t PANEL = N >= 0 && N % PANEL_MAX && N % 16 == 0 ? 16 : PANEL_MAX;
   if ((M >= 0 && (M < PACK_MIN_DIM || M % 4)) || (K >= 0 && K < PACK_MIN_DIM) || (N >= 0 && N < 2 * PANEL))
     return b;
   if (M >= 0 && K >= 0 && N >= 0 && (N % PANEL || M * N * K < ((int64_t)1 << 21))) return b;
@@ -60,6 +63,31 @@ static frit_tensor *packed_panels(frit_ctx *ctx, frit_tensor *b, frit_uop *m_dim
   frit_tensor *r = whole == b ? back : ti_shrink(ctx, back, before, cut);
   if (!r) frit_clear_error(ctx); /* a shape the movement ops cannot prove: B as it is */
   return r ? r : b;
+}
+
+static frit_tensor *matmul_impl(frit_ctx *ctx, const char *name, frit_tensor *a, frit_tensor *b);
+
+/* out = a @ b of 2-D real float operands whose b was packed: gA = G B^T, gB = A^T G as matmuls of
+ * their own, each packed and tiled as a forward product. Differentiating through the graph
+ * instead would give gA as a product over N read from B's panels at (n / PANEL, k, n % PANEL):
+ * a scalar loop of div/mod (1.4 GFLOP/s for a CNN's dense layer). ins: the product's operands
+ * as the graph holds them, a (M, K, 1) and b (1, K, N) (a and b themselves may be views that
+ * those reshapes folded away, so the gradient walk would never reach them), then a and b,
+ * read for their values only. */
+static frit_status matmul_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
+                               frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_dtype dt = frit_tensor_dtype(out);
+  frit_tensor *a = ti_cast(ctx, ins[2], dt), *b = ti_cast(ctx, ins[3], dt);
+  const int t[2] = {1, 0};
+  frit_tensor *ga = ti_cast(ctx, matmul_impl(ctx, "matmul", g, ti_permute(ctx, b, t)), frit_tensor_dtype(ins[0]));
+  frit_tensor *gb = ti_cast(ctx, matmul_impl(ctx, "matmul", ti_permute(ctx, a, t), g), frit_tensor_dtype(ins[1]));
+  const frit_shape *sa = ti_shape(ctx, ins[0]), *sb = ti_shape(ctx, ins[1]);
+  /* realized: fused into a consumer as its reduction (a max-pool's backward reading gA at its
+   * own, unflattened index), a product loses the tiler's form and reads B's panels by div/mod */
+  grads[0] = ga ? ti_reshape(ctx, frit_contiguous(ctx, ga), sa->ndim, sa->dims) : NULL;
+  grads[1] = gb ? ti_reshape(ctx, frit_contiguous(ctx, gb), sb->ndim, sb->dims) : NULL;
+  return grads[0] && grads[1] ? FRIT_OK : ctx->status != FRIT_OK ? ctx->status : FRIT_ERR_INVALID;
 }
 
 static frit_tensor *matmul_impl(frit_ctx *ctx, const char *name, frit_tensor *a, frit_tensor *b) {
@@ -104,8 +132,13 @@ static frit_tensor *matmul_impl(frit_ctx *ctx, const char *name, frit_tensor *a,
   bd3[rb - 2] = one, bd3[rb - 1] = bd[rb - 2], bd3[rb] = bd[rb - 1];
   if (ra + 1 > FRIT_MAX_DIMS || rb + 1 > FRIT_MAX_DIMS)
     return ti_fail(ctx, name, ab, 2, "operands have too many dims");
+  frit_tensor *b0 = b;
   if (na == 2 && nb == 2) b = packed_panels(ctx, b, ad[0]);
-  return contract(ctx, name, ti_reshape(ctx, a, ra + 1, ad3), ti_reshape(ctx, b, rb + 1, bd3), nout, out);
+  frit_tensor *a3 = ti_reshape(ctx, a, ra + 1, ad3), *b3 = ti_reshape(ctx, b, rb + 1, bd3);
+  frit_tensor *r = contract(ctx, name, a3, b3, nout, out);
+  if (!r || b == b0 || !frit_dtype_is_float(frit_tensor_dtype(a)) || !frit_dtype_is_float(frit_tensor_dtype(b0)))
+    return r;
+  return frit_set_vjp(ctx, r, 4, (frit_tensor *const[]){a3, b3, a, b0}, matmul_rule, NULL, 0) == FRIT_OK ? r : NULL;
 }
 
 frit_tensor *frit_matmul(frit_ctx *ctx, frit_tensor *a, frit_tensor *b) {

@@ -184,7 +184,12 @@ frit_tensor *frit_max_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel
   before[nd - 2] = after[nd - 2] = g.pad[0];
   before[nd - 1] = after[nd - 1] = g.pad[1];
   frit_tensor *xp = g.pad[0] || g.pad[1] ? frit_pad(ctx, x, before, after, FRIT_PAD_CONSTANT, lowest) : x;
-  return pool_reduce(ctx, xp, &g, frit_dtype_is_bool(dt) ? FRIT_OP_OR : FRIT_OP_MAX);
+  frit_tensor *r = pool_reduce(ctx, xp, &g, frit_dtype_is_bool(dt) ? FRIT_OP_OR : FRIT_OP_MAX);
+  if (!r || !frit_dtype_is_float(dt) || g.k[0] != g.st[0] || g.k[1] != g.st[1]) return r;
+  /* the windows as the reduction reads them (the node the gradient walk meets) */
+  frit_tensor *red = TI_T(TI_U(r)->op == FRIT_OP_RESHAPE ? TI_U(r)->src[0] : TI_U(r));
+  if (TI_U(red)->op != FRIT_OP_REDUCE_AXIS) return r;
+  return tg_max_pool(ctx, r, TI_T(TI_U(red)->src[0]));
 }
 
 frit_tensor *frit_avg_pool2d(frit_ctx *ctx, frit_tensor *x, const int64_t kernel[2], const int64_t stride[2],
@@ -258,6 +263,11 @@ static frit_tensor *conv_as_gemm(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, 
 static frit_tensor *padded_input(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const pool_geom *g, bool copy) {
   frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
   return xp && copy && (g->pad[0] || g->pad[1]) ? frit_contiguous(ctx, xp) : xp;
+}
+
+frit_tensor *tn_conv_padded(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const int64_t pad[2]) {
+  pool_geom g = {.pad = {pad[0], pad[1]}};
+  return padded_input(ctx, x, cdt, &g, true);
 }
 
 static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
