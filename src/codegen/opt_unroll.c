@@ -140,12 +140,20 @@ static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
   for (uint32_t i = 1; i < e->nsrc; i++)
     if (contains(e->src[i]->src[0], c, NULL)) return e; /* a triangular loop keeps its order */
   int64_t E = c->src[0]->arg.value.i;
-  /* one flat GROUP of E x ns stores, copy by copy */
+  /* a store of a GROUP that does not mention c (a sibling output without that axis) is kept
+   * once; one whose value depends on c but its element does not (the last c wins) keeps the loop */
+  bool uses_c[MAX_STORES];
+  for (int s = 0; s < ns; s++) {
+    uses_c[s] = contains(st[s]->src[0], c, NULL);
+    if (!uses_c[s] && E > 1 && contains(st[s], c, NULL)) return e;
+  }
+  /* one flat GROUP of the stores' copies, copy by copy */
   frit_uop *parts[MAX_UNROLL * MAX_STORES];
   int np = 0;
   for (int64_t t = 0; t < E; t++) {
     frit_uop *k = frit_const_int(ctx, c->dtype, t);
     for (int s = 0; s < ns; s++) {
+      if (!uses_c[s] && t > 0) continue;
       frit_uop *p = k ? cg_subst(ctx, st[s], &c, &k, 1) : NULL;
       if (!p) return NULL;
       parts[np++] = p;
