@@ -509,7 +509,7 @@ static frit_uop *mm_case(tcase *t, frit_dtype dt, int64_t M, int64_t N, frit_uop
 static void test_opt_passes(void) {
   frit_uop *nv = frit_var(ctx, "n", 1, 1000);
   frit_binding binds[1] = {{"n", 37}};
-  tcase cs[8];
+  tcase cs[12];
   int nc = 0;
   /* register tiling: static M divisible by 8 or 4, N by 16, k symbolic (37) and static (odd) */
   struct { frit_dtype dt; int64_t M, N; bool symk; frit_op rop; bool epi; int64_t g0; const char *what; } mm[] = {
@@ -539,8 +539,8 @@ static void test_opt_passes(void) {
   /* n-body shape: out[i, c] = sum_j (x[j,c] - x[i,c]) / sqrt(sum_k (x[j,k] - x[i,k])^2 + 1), c, k < 3:
    * the size-3 output axis is unrolled into three reductions sharing one j loop, the k reduction
    * into its fold chain (exact), the j loop is a vector reduction (reassociated: tolerance) */
-  frit_uop *nbody = NULL;
-  for (int v = 0; v < 2; v++) {
+  frit_uop *nbody = NULL, *nbody2 = NULL, *nbody3 = NULL;
+  for (int v = 0; v < 4; v++) {
     frit_uop *ri = frit_range(ctx, nv, 0, FRIT_AXIS_GLOBAL), *rc = frit_range(ctx, ci(3), 1, FRIT_AXIS_LOOP);
     frit_uop *rj = frit_range(ctx, nv, 2, FRIT_AXIS_REDUCE), *rk = frit_range(ctx, ci(3), 3, FRIT_AXIS_REDUCE);
     frit_uop *X = global(1, FRIT_F32);
@@ -550,19 +550,39 @@ static void test_opt_passes(void) {
     frit_uop *dc = bin(FRIT_OP_SUB, load(idx(X, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rj, ci(3)), rc))),
                        load(idx(X, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(3)), rc))));
     /* v = 1: a max reduction over j (no vector clause: bit-exact) */
-    frit_uop *f = reduce(v ? FRIT_OP_MAX : FRIT_OP_ADD, bin(FRIT_OP_FDIV, dc, frit_unary(ctx, FRIT_OP_SQRT, d2)), rj);
+    frit_uop *f = reduce(v == 1 ? FRIT_OP_MAX : FRIT_OP_ADD, bin(FRIT_OP_FDIV, dc, frit_unary(ctx, FRIT_OP_SQRT, d2)), rj);
     tcase *t = &cs[nc++];
     memset(t, 0, sizeof *t);
-    t->ast = sink1(end2(store(idx(global(0, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(3)), rc)), f), ri, rc));
+    frit_uop *oix = bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(3)), rc);
+    frit_uop *eff = store(idx(global(0, FRIT_F32), oix), f);
+    /* v = 2: two outputs, as the n-body step's v' = v + f dt and x' = x + v' dt: a GROUP of two
+     * stores, unrolled all the same (else the distance is computed once per component) */
+    frit_uop *v2 = bin(FRIT_OP_ADD, load(idx(global(2, FRIT_F32), oix)), bin(FRIT_OP_MUL, f, frit_const_float(ctx, FRIT_F32, 0.5)));
+    frit_uop *x2 = bin(FRIT_OP_ADD, load(idx(X, oix)), bin(FRIT_OP_MUL, v2, frit_const_float(ctx, FRIT_F32, 0.25)));
+    if (v == 2)
+      eff = node(FRIT_OP_GROUP, FRIT_VOID, (frit_uop *[]){store(idx(global(0, FRIT_F32), oix), v2), store(idx(global(3, FRIT_F32), oix), x2)},
+                 2, frit_arg_none());
+    /* v = 3: a sibling output without the size-3 axis (out3[i] = X[i*3] * 2) is stored once */
+    if (v == 3)
+      eff = node(FRIT_OP_GROUP, FRIT_VOID,
+                 (frit_uop *[]){store(idx(global(0, FRIT_F32), oix), v2),
+                                store(idx(global(3, FRIT_F32), ri), bin(FRIT_OP_MUL, load(idx(X, bin(FRIT_OP_MUL, ri, ci(3)))),
+                                                                          frit_const_float(ctx, FRIT_F32, 2)))},
+                 2, frit_arg_none());
+    t->ast = sink1(end2(eff, ri, rc));
     frit_scalar xv[111];
     for (int i = 0; i < 111; i++) xv[i].f = (double)((i * 37) % 101) / 7.0 - 6;
-    t->nb = 2, t->b[0] = mkbuf(FRIT_F32, 111, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 111, xv, 111);
-    t->tol = v ? 0 : 1e-5;
+    t->nb = v >= 2 ? 4 : 2, t->b[0] = mkbuf(FRIT_F32, 111, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 111, xv, 111);
+    if (v >= 2) t->b[2] = mkbuf(FRIT_F32, 111, xv + 5, 100), t->b[3] = mkbuf(FRIT_F32, 111, NULL, 0);
+    t->tol = v == 1 ? 0 : 1e-5;
     /* terms of size ~1 cancel to sums of ~0.01, and the vector width (8 lanes with AVX2, 16 with
      * AVX-512) sets the summation order: the error is relative to the terms, not the sum */
-    t->atol = v ? 0 : 1e-5;
-    snprintf(t->what, sizeof t->what, "n-body shape (%s)", v ? "max" : "sum");
+    t->atol = v == 1 ? 0 : 1e-5;
+    snprintf(t->what, sizeof t->what, "n-body shape (%s)",
+             v == 1 ? "max" : v == 2 ? "sum, two outputs" : v ? "sum, and an output without the axis" : "sum");
     if (!v) nbody = t->ast;
+    if (v == 2) nbody2 = t->ast;
+    if (v == 3) nbody3 = t->ast;
   }
   /* column sums out[j] = sum_i a[i*48 + j]: the j loop is vectorised outside-in, bit-exact */
   {
@@ -579,7 +599,7 @@ static void test_opt_passes(void) {
     t->nb = 2, t->b[0] = mkbuf(FRIT_F32, 96, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 37 * 48, xv, 4096);
     snprintf(t->what, sizeof t->what, "column sums");
   }
-  frit_uop *asts[8];
+  frit_uop *asts[12];
   for (int i = 0; i < nc; i++) asts[i] = cs[i].ast;
   frit_cg_program *p = frit_codegen_generate(ctx, asts, NULL, nc, &nv, 1);
   CHECK(p != NULL);
@@ -593,6 +613,16 @@ static void test_opt_passes(void) {
       if (cs[i].ast == nbody) nb = p->kernels[i].linear;
     CHECK(nb && count_in(nb, " reduction(+:acc") == 3 && count_in(nb, "#pragma omp simd reduction") == 1);
     CHECK(nb && !strstr(nb, "< ((int64_t)3LL)"));
+    const char *nb2 = NULL;
+    for (int i = 0; i < nc; i++)
+      if (cs[i].ast == nbody2) nb2 = p->kernels[i].linear;
+    CHECK(nb2 && count_in(nb2, " reduction(+:acc") == 3 && count_in(nb2, "#pragma omp simd reduction") == 1);
+    CHECK(nb2 && !strstr(nb2, "< ((int64_t)3LL)") && count_in(nb2, "sqrtf(") == 1);
+    const char *nb3 = NULL;
+    for (int i = 0; i < nc; i++)
+      if (cs[i].ast == nbody3) nb3 = p->kernels[i].linear;
+    CHECK(nb3 && count_in(nb3, " reduction(+:acc") == 3 && !strstr(nb3, "< ((int64_t)3LL)"));
+    CHECK(nb3 && count_in(nb3, "((float)0x1p+1)") == 1); /* the sibling's store, once */
     CHECK(strstr(p->kernels[nc - 1].linear, "#pragma omp simd\n") != NULL);
   }
   run_cases(cs, nc, binds, 1, &nv, 1, 3);

@@ -98,14 +98,22 @@ static frit_uop *unroll_reduce(frit_ctx *ctx, frit_uop *u) {
 
 static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
 
-/* END(eff, ..., c, ...) with c small and eff stores whose values hold reductions that depend on
- * c: END(GROUP(eff[c:=0], ..., eff[c:=E-1]), ...). The reductions of the copies then share
+#define MAX_STORES 8
+
+/* END(eff, ..., c, ...) with c small and eff a store (or a GROUP of stores: a kernel with several
+ * outputs, as the n-body step's x and v) whose values hold reductions that depend on c:
+ * END(GROUP(eff[c:=0], ..., eff[c:=E-1]), ...). The reductions of the copies then share
  * their loops (the renderer fuses REDUCEs over the same ranges) and every subexpression that
  * does not depend on c. The stores write distinct elements and the kernel reads none of them
  * (no AFTER), so their order does not matter. */
 static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
   frit_uop *eff = e->src[0];
-  if (eff->op != FRIT_OP_STORE || contains(eff, NULL, is_state)) return e;
+  frit_uop *const *st = &eff;
+  int ns = 1;
+  if (eff->op == FRIT_OP_GROUP) st = eff->src, ns = (int)eff->nsrc;
+  if (ns < 1 || ns > MAX_STORES || contains(eff, NULL, is_state)) return e;
+  for (int i = 0; i < ns; i++)
+    if (st[i]->op != FRIT_OP_STORE) return e;
   int pick = -1;
   /* UPCAST ranges first (the tiler's row tile), innermost first */
   for (uint32_t t = 0; t < 2 * (e->nsrc - 1) && pick < 0; t++) {
@@ -117,27 +125,42 @@ static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
       pick = (int)i;
       break;
     }
-    /* the value must hold a reduction that depends on c (else nothing is shared) */
-    size_t n = 0;
-    frit_uop **nodes = frit_walk_topo(eff->src[1], &n);
-    if (!nodes) return e;
-    for (size_t k = 0; k < n && pick < 0; k++)
-      if (nodes[k]->op == FRIT_OP_REDUCE && contains(nodes[k]->src[0], c, NULL)) pick = (int)i;
-    free(nodes);
+    /* a value must hold a reduction that depends on c (else nothing is shared) */
+    for (int s = 0; s < ns && pick < 0; s++) {
+      size_t n = 0;
+      frit_uop **nodes = frit_walk_topo(st[s]->src[1], &n);
+      if (!nodes) return e;
+      for (size_t k = 0; k < n && pick < 0; k++)
+        if (nodes[k]->op == FRIT_OP_REDUCE && contains(nodes[k]->src[0], c, NULL)) pick = (int)i;
+      free(nodes);
+    }
   }
   if (pick < 0) return e;
   frit_uop *c = e->src[pick];
   for (uint32_t i = 1; i < e->nsrc; i++)
     if (contains(e->src[i]->src[0], c, NULL)) return e; /* a triangular loop keeps its order */
   int64_t E = c->src[0]->arg.value.i;
-  frit_uop *parts[MAX_UNROLL];
+  /* a store of a GROUP that does not mention c (a sibling output without that axis) is kept
+   * once; one whose value depends on c but its element does not (the last c wins) keeps the loop */
+  bool uses_c[MAX_STORES];
+  for (int s = 0; s < ns; s++) {
+    uses_c[s] = contains(st[s]->src[0], c, NULL);
+    if (!uses_c[s] && E > 1 && contains(st[s], c, NULL)) return e;
+  }
+  /* one flat GROUP of the stores' copies, copy by copy */
+  frit_uop *parts[MAX_UNROLL * MAX_STORES];
+  int np = 0;
   for (int64_t t = 0; t < E; t++) {
     frit_uop *k = frit_const_int(ctx, c->dtype, t);
-    parts[t] = k ? cg_subst(ctx, eff, &c, &k, 1) : NULL;
-    if (!parts[t]) return NULL;
+    for (int s = 0; s < ns; s++) {
+      if (!uses_c[s] && t > 0) continue;
+      frit_uop *p = k ? cg_subst(ctx, st[s], &c, &k, 1) : NULL;
+      if (!p) return NULL;
+      parts[np++] = p;
+    }
   }
   frit_arg z = frit_arg_none();
-  frit_uop *grp = frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, parts, (int)E, &z);
+  frit_uop *grp = frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, parts, np, &z);
   if (!grp || e->nsrc == 2) return grp;
   frit_uop *es[64];
   if (e->nsrc > 64) return e;

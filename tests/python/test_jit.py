@@ -110,6 +110,26 @@ def test_nbody_several_steps_and_sizes(rng):
     assert step.compile_count == 1
 
 
+def test_nbody_static_shares_the_pair_distance(rng):
+    """With static shapes the step is one kernel with two outputs (X', V'); its size-3 component
+    axis is unrolled into three accumulators of one vector loop over j, so the distance, the power
+    and the loads of X[j] are computed once per pair, not once per component (issue 13)."""
+    step = frit.jit(lambda X, V: nbody_step(frit, X, V), dynamic=False)
+    X = rng.uniform(-1, 1, (96, 3)).astype(np.float32)
+    V = rng.uniform(-0.1, 0.1, (96, 3)).astype(np.float32)
+    c = step.lower(X, V)
+    assert len(c.kernels) == 1, [k.name for k in c.kernels]
+    src = c.source[c.source.index("void frit_k0"):]
+    pragmas = [ln for ln in src.splitlines() if "#pragma omp simd reduction" in ln]
+    assert len(pragmas) == 1 and pragmas[0].count("reduction(+:") == 3, pragmas
+    assert "< ((int64_t)3LL)" not in src  # no loop over the components left
+    assert src.count("sqrtf(") == 1
+    x, v = step(X, V)
+    nx, nv = nbody_step(np, X.astype(np.float64), V.astype(np.float64))
+    close(np.asarray(x, np.float64), nx, rtol=1e-5, atol=1e-6)
+    close(np.asarray(v, np.float64), nv, rtol=1e-4, atol=1e-5)
+
+
 # ---------------------------------------------------------------- random programs
 
 UNARY = [("exp", lambda xp, a: xp.exp(xp.clip(a, -5, 5)) if xp is np else frit.exp(frit.clip(a, -5, 5))),
