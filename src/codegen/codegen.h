@@ -35,6 +35,15 @@ typedef struct frit_cg_config {
 #define FRIT_CG_DEFAULT_CFLAGS \
   "-O3 -march=native -fPIC -shared -fopenmp-simd -fno-math-errno -ffp-contract=off --param=max-completely-peel-times=0"
 
+/* The kernel cache directory when none is configured: $FRIT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/frit, else $HOME/.cache/frit (malloc'd; NULL when none of these is known).
+ * Other caches (PTX, machine limits) live in or under it. */
+char *frit_cg_default_cache_dir(void);
+/* mkdir -p; 0 on success. */
+int frit_cg_make_dirs(const char *dir);
+/* FNV-1a of s continuing from h, with a separator after it (cache keys of several fields). */
+uint64_t frit_cg_hash(uint64_t h, const char *s);
+
 /* opts may be NULL. Never fails except on OOM. */
 frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, frit_cg_config *out);
 

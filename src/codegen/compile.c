@@ -63,7 +63,7 @@ static const char *env_nonempty(const char *name) {
   return v && *v ? v : NULL;
 }
 
-static char *default_cache_dir(void) {
+char *frit_cg_default_cache_dir(void) {
   const char *d = env_nonempty("FRIT_CACHE_DIR");
   char buf[4096];
   if (d) snprintf(buf, sizeof buf, "%s", d);
@@ -84,7 +84,7 @@ frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, fr
   if (opts && opts->cache_dir) {
     out->cache_dir = ctx_strdup(ctx, opts->cache_dir);
   } else {
-    char *d = default_cache_dir();
+    char *d = frit_cg_default_cache_dir();
     if (d) out->cache_dir = ctx_strdup(ctx, d);
     free(d);
   }
@@ -150,13 +150,12 @@ static const char *compiler_version(frit_ctx *ctx, const char *cc) {
   return s->version;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s) {
+uint64_t frit_cg_hash(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
   return (h ^ 0xff) * UINT64_C(0x100000001b3); /* a separator, so fields cannot run together */
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir) {
+int frit_cg_make_dirs(const char *dir) {
   char buf[4096];
   if (strlen(dir) >= sizeof buf) return -1;
   strcpy(buf, dir);
@@ -222,10 +221,10 @@ frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_c
   if (!p || !cfg || !p->source) return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: compile of NULL program");
   const char *ver = compiler_version(ctx, cfg->cc);
   uint64_t h = UINT64_C(0xcbf29ce484222325);
-  h = fnv1a(h, p->source);
-  h = fnv1a(h, cfg->cc);
-  h = fnv1a(h, cfg->cflags);
-  h = fnv1a(h, ver);
+  h = frit_cg_hash(h, p->source);
+  h = frit_cg_hash(h, cfg->cc);
+  h = frit_cg_hash(h, cfg->cflags);
+  h = frit_cg_hash(h, ver);
   p->hash = h;
   cg_state *s = state_of(ctx);
   if (!s) return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
@@ -239,7 +238,7 @@ frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_c
   /* on disk: <dir>/frit-<hash>.so; without a usable cache dir, a private temporary dir */
   char dir[4096], final_so[4200], tmp_c[4200], tmp_so[4200];
   bool private_dir = false;
-  if (cfg->cache_dir && strlen(cfg->cache_dir) < 4000 && make_dirs(cfg->cache_dir) == 0 &&
+  if (cfg->cache_dir && strlen(cfg->cache_dir) < 4000 && frit_cg_make_dirs(cfg->cache_dir) == 0 &&
       access(cfg->cache_dir, W_OK) == 0) {
     snprintf(dir, sizeof dir, "%s", cfg->cache_dir);
   } else {
@@ -451,7 +450,7 @@ frit_status frit_codegen_info(frit_ctx *ctx, const frit_cg_config *cfg, FILE *ou
 
 frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir) {
   char *def = NULL;
-  if (!dir) dir = def = default_cache_dir();
+  if (!dir) dir = def = frit_cg_default_cache_dir();
   if (!dir) return FRIT_OK;
   DIR *d = opendir(dir);
   if (!d) {

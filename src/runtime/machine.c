@@ -124,19 +124,6 @@ static void fingerprint(char *out, size_t cap, int threads) {
   snprintf(out, cap, "%s, %d threads", model, threads);
 }
 
-static int make_dirs(const char *dir) {
-  char buf[4096];
-  if (strlen(dir) >= sizeof buf) return -1;
-  strcpy(buf, dir);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static pthread_mutex_t lim_mu = PTHREAD_MUTEX_INITIALIZER;
 static double lim_bw, lim_fl;
 static int lim_threads;
@@ -163,7 +150,7 @@ frit_status frit_machine_limits(frit_ctx *ctx, double *copy_gbps, double *fma_gf
     if (!(bw > 0 && fl > 0)) {
       measure(threads, &bw, &fl);
       /* the cache is an optimisation: a directory that cannot be written only costs a re-measure */
-      if (*path && make_dirs(cfg.cache_dir) == 0 && (f = fopen(path, "w"))) {
+      if (*path && frit_cg_make_dirs(cfg.cache_dir) == 0 && (f = fopen(path, "w"))) {
         fprintf(f, "%.6g %.6g\n%s\n", bw, fl, fp);
         fclose(f);
       }

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---------- NVRTC ---------- */
@@ -49,26 +48,17 @@ static bool nvrtc_load(nvrtc_api *a) {
   return ok;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
-/* The PTX cache: $FRIT_CACHE_DIR/cuda, else ~/.cache/frit/cuda (NULL: none). */
+/* The PTX cache: cuda/ in the kernel cache directory (NULL: none). */
 static char *ptx_path(uint64_t h, int arch) {
-  const char *base = getenv("FRIT_CACHE_DIR");
-  const char *home = getenv("HOME");
-  char dir[900];
-  if (base && *base) snprintf(dir, sizeof dir, "%s/cuda", base);
-  else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/frit/cuda", home);
-  else return NULL;
-  char parent[900];
-  snprintf(parent, sizeof parent, "%s", dir);
-  char *slash = strrchr(parent, '/');
-  if (slash) *slash = 0, mkdir(parent, 0755);
-  mkdir(dir, 0755);
-  char *p = malloc(1024);
-  if (p) snprintf(p, 1024, "%s/frit-%016" PRIx64 "-sm%d.ptx", dir, h, arch);
+  char *base = frit_cg_default_cache_dir();
+  if (!base) return NULL;
+  char *p = malloc(strlen(base) + 64);
+  if (p) {
+    sprintf(p, "%s/cuda", base);
+    if (frit_cg_make_dirs(p) == 0) sprintf(p, "%s/cuda/frit-%016" PRIx64 "-sm%d.ptx", base, h, arch);
+    else free(p), p = NULL;
+  }
+  free(base);
   return p;
 }
 
@@ -87,7 +77,7 @@ static char *read_all(const char *path) {
 
 /* Compiles source to PTX for compute capability arch (80, 90, ...); *ptx malloc'd. */
 static frit_status nvrtc_ptx(frit_ctx *ctx, nvrtc_api *a, const char *source, int arch, char **ptx) {
-  uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, source), "nvrtc-v1 -fmad=false");
+  uint64_t h = frit_cg_hash(frit_cg_hash(0xcbf29ce484222325ull, source), "nvrtc-v1 -fmad=false");
   char *cached = ptx_path(h, arch);
   if (cached && (*ptx = read_all(cached))) {
     free(cached);
