@@ -4,7 +4,7 @@ conv2's input gradient as the vjp the step runs and as the conv the rule falls b
 two weight-gradient convs as the gradient rule forms them), in milliseconds, against PyTorch eager
 (F.conv2d, torch.nn.grad, the same model's step) when torch imports; the peer is skipped with a
 note otherwise. JSON lines as bench/run expects. Usage: bench_cnn_step.py [step|conv]
-(FRIT_BENCH_CONF=c1-c2-d)."""
+(FRIT_BENCH_CONF=c1-c2-d; FRIT_BENCH_TORCH_DEVICE=cuda puts the torch step on the GPU)."""
 import json
 import os
 import sys
@@ -22,6 +22,8 @@ from frit import nn, optim  # noqa: E402
 CONF = tuple(int(v) for v in os.environ.get("FRIT_BENCH_CONF", "8-16-128").split("-"))
 THREADS = int(os.environ.get("FRIT_THREADS", "0")) or os.cpu_count()
 BATCH = 128
+# the step's peer on a GPU: FRIT_DEVICE=cuda FRIT_BENCH_TORCH_DEVICE=cuda
+TORCH_DEVICE = os.environ.get("FRIT_BENCH_TORCH_DEVICE", "cpu")
 
 try:
     import torch
@@ -115,9 +117,10 @@ def bench_step(conf):
         c1, c2, d = conf
         m = tn.Sequential(tn.Conv2d(1, c1, 5, padding=2), tn.MaxPool2d(2), tn.GELU(), tn.Conv2d(c1, c2, 5, padding=2), tn.MaxPool2d(2),
                           tn.GELU(), tn.Flatten(), tn.Linear(c2 * 49, d), tn.GELU(), tn.Linear(d, 10))
+        m = m.to(TORCH_DEVICE)
         opt = torch.optim.Adam(m.parameters(), lr=5e-4)
         lossf = tn.CrossEntropyLoss()
-        xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+        xt, yt = torch.from_numpy(x).to(TORCH_DEVICE), torch.from_numpy(y).to(TORCH_DEVICE)
 
         def tstep():
             opt.zero_grad(set_to_none=True)
@@ -126,8 +129,8 @@ def bench_step(conf):
             opt.step()
             return loss.item()
         peer = best_ms(tstep, budget=3.0)
-    emit("cnn_step_%d-%d-%d" % conf, mine, peer, "compiled training step, Adam, batch %d, %d threads" % (
-        BATCH, THREADS))
+    emit("cnn_step_%d-%d-%d" % conf, mine, peer, "compiled training step, Adam, batch %d, %d threads; frit on %s, "
+         "torch on %s" % (BATCH, THREADS, os.environ.get("FRIT_DEVICE") or "cpu", TORCH_DEVICE))
 
 
 def main(names):

@@ -1,4 +1,5 @@
-"""Device backends (src/backend/): frit.jit(device="opencl") against numpy, the dialect the
+"""Device backends (src/backend/): frit.jit(device="opencl"), or "cuda" with FRIT_TEST_DEVICE=cuda,
+against numpy, the dialect the
 kernels are written in, host loops and atomics on the device, and the errors for unknown or
 unavailable devices. Without an OpenCL driver the OpenCL tests skip, unless FRIT_REQUIRE_OPENCL=1
 (CI installs PoCL and sets it, so a missing driver fails there). The op matrix and the explicit
@@ -11,17 +12,28 @@ import pytest
 import frit
 
 
-def _opencl_available():
+# the device the device-generic tests run on: OpenCL (PoCL in CI), or FRIT_TEST_DEVICE=cuda on a
+# machine with an NVIDIA GPU
+DEV = os.environ.get("FRIT_TEST_DEVICE", "opencl")
+
+
+def _device_available(dev):
     try:
-        frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
+        frit.jit(lambda x: x + 1, device=dev)(np.zeros(2, np.float32))
         return True
     except frit.FritError as e:
-        if os.environ.get("FRIT_REQUIRE_OPENCL") == "1":
+        if os.environ.get("FRIT_REQUIRE_OPENCL") == "1" and dev == "opencl":
+            raise
+        if os.environ.get("FRIT_TEST_DEVICE") == dev:
             raise
         return "unavailable" not in str(e) and pytest.fail(str(e))
 
 
-needs_opencl = pytest.mark.skipif(not _opencl_available(), reason="no OpenCL driver (pocl-opencl-icd)")
+def _opencl_available():
+    return _device_available("opencl")
+
+
+needs_device = pytest.mark.skipif(not _device_available(DEV), reason="no %s device" % DEV)
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64]
@@ -35,7 +47,7 @@ def _vals(rng, dt, shape):
     return rng.standard_normal(shape).astype(dt)
 
 
-@needs_opencl
+@needs_device
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_fused_elementwise_and_reductions(dt):
     rng = np.random.default_rng(1)
@@ -45,7 +57,7 @@ def test_fused_elementwise_and_reductions(dt):
         s = x + y if dt != np.bool_ else x | y
         return s, xp.max(s, axis=1), xp.sum(x, axis=0), xp.where(x > y, x, y)
 
-    got = frit.jit(lambda x, y: f(frit, x, y), device="opencl")(a, b)
+    got = frit.jit(lambda x, y: f(frit, x, y), device=DEV)(a, b)
     with np.errstate(all="ignore"):
         want = f(np, a, b)
     for g, w in zip(got, want):
@@ -58,7 +70,7 @@ def test_fused_elementwise_and_reductions(dt):
             np.testing.assert_array_equal(g, w)
 
 
-@needs_opencl
+@needs_device
 @pytest.mark.parametrize("n", [1, 5, 64, 130])
 def test_matmul_softmax_and_transcendentals(n):
     rng = np.random.default_rng(n)
@@ -70,21 +82,21 @@ def test_matmul_softmax_and_transcendentals(n):
         e = xp.exp(m - xp.max(m, axis=1, keepdims=True))
         return m, e / xp.sum(e, axis=1, keepdims=True), xp.tanh(x) * xp.sin(x) + xp.log1p(xp.abs(x))
 
-    got = frit.jit(lambda x, y: f(frit, x, y), device="opencl")(a, b)
+    got = frit.jit(lambda x, y: f(frit, x, y), device=DEV)(a, b)
     for g, w in zip(got, f(np, a, b)):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-4, atol=1e-5)
 
 
-@needs_opencl
+@needs_device
 def test_symbolic_sizes_reuse_the_device_program():
-    f = frit.jit(lambda x: (x * 2 + 1).sum(), device="opencl")
+    f = frit.jit(lambda x: (x * 2 + 1).sum(), device=DEV)
     for n in (3, 1000, 4097):
         x = np.arange(n, dtype=np.float64)
         assert float(np.asarray(f(x))) == pytest.approx((x * 2 + 1).sum())
     assert f.compile_count == 1
 
 
-@needs_opencl
+@needs_device
 def test_scatter_add_with_duplicates_is_atomic():
     rng = np.random.default_rng(3)
     idx = rng.integers(0, 7, size=5000).astype(np.int64)
@@ -98,10 +110,10 @@ def test_scatter_add_with_duplicates_is_atomic():
 
     want = np.zeros(7, np.int32)
     np.add.at(want, idx, val)
-    np.testing.assert_array_equal(np.asarray(frit.jit(f, device="opencl")(idx, val)), want)
+    np.testing.assert_array_equal(np.asarray(frit.jit(f, device=DEV)(idx, val)), want)
 
 
-@needs_opencl
+@needs_device
 def test_host_loop_runs_on_the_device():
     def f(x):
         c = frit.zeros_like(x)
@@ -113,20 +125,24 @@ def test_host_loop_runs_on_the_device():
     want = np.zeros_like(x)
     for _ in range(20):
         want = want * 0.5 + x
-    np.testing.assert_allclose(np.asarray(frit.jit(f, device="opencl")(x)), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(frit.jit(f, device=DEV)(x)), want, rtol=1e-6)
 
 
-@needs_opencl
-def test_kernels_are_opencl_c():
-    f = frit.jit(lambda x: frit.exp(x) + 1, device="opencl")
+@needs_device
+def test_kernels_are_in_the_device_dialect():
+    f = frit.jit(lambda x: frit.exp(x) + 1, device=DEV)
     src = f.lower(np.ones(8, np.float32)).source
-    assert "__kernel void frit_k0" in src and "get_global_id(0)" in src
+    if DEV == "opencl":
+        assert "__kernel void frit_k0" in src and "get_global_id(0)" in src
+    else:
+        assert 'extern "C" __global__ void frit_k0' in src and "blockIdx.x" in src
 
 
-@needs_opencl
+@needs_device
 def test_complex_is_refused_by_name():
-    with pytest.raises(frit.FritError, match="complex dtypes .* not supported by the OpenCL backend"):
-        frit.jit(lambda x: x * 2, device="opencl")(np.ones(3, np.complex64))
+    with pytest.raises(frit.FritError, match="complex dtypes .* not supported by the %s backend" % (
+            "OpenCL" if DEV == "opencl" else "CUDA")):
+        frit.jit(lambda x: x * 2, device=DEV)(np.ones(3, np.complex64))
 
 
 def test_unknown_device_is_a_clear_error():
@@ -232,14 +248,14 @@ print(all(np.array_equal(np.asarray(o), r) for o, r in zip(outs, refs)))
 """
 
 
-@needs_opencl
+@needs_device
 def test_eager_program_with_many_variables():
     """Eager programs bind many size variables: the device kernel's argument names must not clash
     with the renderer's value names (a bug: `redefinition of 'v4'` from the OpenCL compiler)."""
-    assert _run_with_env(_EAGER_SCATTER, FRIT_DEVICE="opencl").strip() == "True"
+    assert _run_with_env(_EAGER_SCATTER, FRIT_DEVICE=DEV).strip() == "True"
 
 
-@needs_opencl
+@needs_device
 def test_many_symbolic_sizes_and_scatter_modes():
     """Several symbolic dims (kernel variables) next to many named values: the device kernel's
     argument names must not clash with the renderer's value names (a bug: `redefinition of v4`)."""
@@ -257,7 +273,7 @@ def test_many_symbolic_sizes_and_scatter_modes():
             out.append(frit.scatter(a[k], i[k], v[k], mode="add"))
         return tuple(out)
 
-    got = frit.jit(f, device="opencl")(*arrs, *idxs, *vals)
+    got = frit.jit(f, device=DEV)(*arrs, *idxs, *vals)
     for k in range(4):
         want_max, want_add = arrs[k].copy(), arrs[k].copy()
         np.maximum.at(want_max, idxs[k], vals[k])
