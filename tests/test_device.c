@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "backend/device.h"
 #include "check.h"
 #include "frit.h"
 
@@ -31,6 +32,30 @@ static void test_unknown_device(void) {
   CHECK(frit_compile(ctx, &y, 1, &o) == NULL);
   CHECK(contains(frit_error(ctx), "unknown device 'tpu'"));
   frit_ctx_free(ctx);
+}
+
+/* The launch geometry: a kernel without a g0 loop (extent 1, e.g. a serial scatter) is run whole
+ * by every thread launched, so it must get exactly one (a bug: CUDA launched 256 threads for it,
+ * and a histogram by scatter counted each value several times); a work-group kernel gets its
+ * group size and a group per point up to the device's fill; a large extent is capped. */
+static void test_launch_geometry(void) {
+  size_t groups, size;
+  frit_device_geometry(132, 1, 0, &groups, &size);
+  CHECK(groups * size == 1);
+  frit_device_geometry(132, 0, 0, &groups, &size);
+  CHECK(groups * size == 1);
+  frit_device_geometry(132, 100, 0, &groups, &size);
+  CHECK(size == 100 && groups == 1);
+  frit_device_geometry(132, 1000, 0, &groups, &size);
+  CHECK(size == 256 && groups == 4);
+  frit_device_geometry(132, (int64_t)1 << 30, 0, &groups, &size);
+  CHECK(size == 256 && groups * size == 132u * 2048u);
+  frit_device_geometry(132, 300, 256, &groups, &size);
+  CHECK(size == 256 && groups == 300);
+  frit_device_geometry(132, 1, 256, &groups, &size);
+  CHECK(size == 256 && groups == 1);
+  frit_device_geometry(2, 1 << 20, 256, &groups, &size);
+  CHECK(size == 256 && groups == 16);
 }
 
 #ifndef SANITIZED
@@ -85,6 +110,7 @@ static void test_opencl_program(void) {
 
 int main(void) {
   test_unknown_device();
+  test_launch_geometry();
 #ifdef SANITIZED
   fprintf(stderr, "test_device: OpenCL checks skipped under sanitizers\n");
 #else

@@ -37,9 +37,11 @@ typedef struct frit_device_ops {
   frit_status (*read)(frit_ctx *ctx, frit_device *d, void *buf, size_t offset, void *dst, size_t bytes);
   /* Runs kernel over g0 = [0, g0_extent) (the renderer's grid-stride loop covers any launch
    * size) with the kernel ABI of frit_device_kernel_abi: the arena, one byte offset per
-   * parameter, the variables, the extent. Asynchronous: read and sync wait for it. */
+   * parameter, the variables, the extent; in work-groups of `group` threads per g0 point when
+   * group > 0 (frit_cg_kernel.group). Geometry: frit_device_geometry. Asynchronous: read and
+   * sync wait for it. */
   frit_status (*launch)(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
-                        int nparams, const int64_t *vars, int nvars, int64_t g0_extent);
+                        int nparams, const int64_t *vars, int nvars, int64_t g0_extent, int group);
   frit_status (*sync)(frit_ctx *ctx, frit_device *d);
 } frit_device_ops;
 
@@ -66,6 +68,12 @@ frit_status frit_device_build(frit_ctx *ctx, frit_device *d, const char *source,
  * error set when the name is unknown or the backend is unavailable on this machine (its library
  * missing, no device), saying which. */
 frit_device *frit_device_get(frit_ctx *ctx, const char *name);
+/* The launch of a kernel over g0_extent points on a device of compute_units: *groups work-groups
+ * of *size threads. group > 0: that many threads a group, a group a point; else up to 256 a
+ * group, a thread a point, and never more threads than points (a kernel without a g0 loop is
+ * run whole by every thread launched). Enough groups to fill the device, not more: the
+ * kernels' g0 loops stride over the rest. */
+void frit_device_geometry(int compute_units, int64_t g0_extent, int group, size_t *groups, size_t *size);
 /* "cpu" and NULL are the host; every other name must be a device backend. */
 bool frit_device_is_host(const char *name);
 

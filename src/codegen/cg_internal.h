@@ -50,7 +50,10 @@ frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
 void cg_put_prelude(cg_str *o, frit_dialect d);
 /* The kernel function's signature and opening brace in dialect d (ABI: codegen.h), declaring
  * g0_begin and g0_end (and g0_step on devices); nparams: highest parameter index used + 1. */
-void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, int nparams);
+/* group > 0 (devices): the kernel runs a work-group of that many threads per g0 point. */
+void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, int nparams, int group);
+/* The work-group barrier of a device dialect. */
+const char *cg_group_barrier(frit_dialect d);
 /* One parameter pointer `name` of memory type mtype at parameter index. */
 void cg_param_decl(cg_str *fn, frit_dialect d, const char *mtype, bool restrict_, const char *name, int64_t index);
 /* `var<i>`, the value of the program's variable i. */

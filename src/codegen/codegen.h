@@ -56,6 +56,8 @@ typedef struct frit_cg_kernel {
   const char *fn_name;    /* "frit_k<k>" */
   const char *name;       /* the name given (or fn_name) */
   const char *linear;     /* the linearised program as text (stage "linear") */
+  int group;              /* devices: > 0 when each g0 point is run by a work-group of this many
+                             threads that share its reductions (linear.c); 0: one point a thread */
   frit_kernel_fn fn;      /* set by frit_codegen_compile */
 } frit_cg_kernel;
 
@@ -116,9 +118,10 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
  * the parallel axes into one launch axis (opt_device.c). */
 frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect);
 /* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
- * string, or NULL with an error. */
+ * string, or NULL with an error. *group (may be NULL) gets the work-group size the kernel must
+ * be launched with per g0 point (frit_cg_kernel.group), 0 for one point a thread. */
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text);
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group);
 
 
 #endif

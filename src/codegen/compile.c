@@ -398,7 +398,7 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
     char *lin = NULL;
     char *text = structured ? cg_render_structured(ctx, asts[k], fn, vars, nvars, dialect, &K->g0_extent)
                             : frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars,
-                                                         alias_masks ? alias_masks[k] : 0, dialect, &lin);
+                                                         alias_masks ? alias_masks[k] : 0, dialect, &lin, &K->group);
     if (!text) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", frit_error(ctx));

@@ -304,9 +304,14 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
   if (b < 0) return -1;
   const char *T = cg_ctype(frit_dtype_kind(r->dtype));
   uint32_t id = L(g, r);
-  if (r == g->g0)
+  if (r == g->g0) {
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = (%s)g0_begin; r%" PRIu32 " < (%s)g0_end; r%" PRIu32 "%s)",
               T, id, T, id, T, id, cg_g0_next(g->dialect));
+    if (g->group) g->group_top = b;
+  } else if (g->group && parent == g->group_top)
+    /* a loop of the group's point: its iterations are split across the group's threads */
+    cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = (%s)frit_lid; r%" PRIu32 " < %s; r%" PRIu32 " += (%s)frit_lsz)",
+              T, id, T, id, end, id, T);
   else
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, id, id, end, id);
   return b;
@@ -735,13 +740,39 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
 
 /* ---------- kernel ---------- */
 
+/* On a device, a kernel whose points each reduce a long range runs a work-group per point
+ * (GROUP_SIZE threads, each folding a strided share, then combined through local memory):
+ * one thread a point would leave most of the device idle when there are few points (a row
+ * softmax, a staged full sum) and read memory with a stride. Kernels with registers, local
+ * arrays, atomics or conditionals keep one thread a point (their statements are not safe to
+ * repeat on every thread); so do kernels of many points (2^18 and more), which fill the
+ * device already, and short reductions (under 256), where the combine would cost more. */
+enum { GROUP_SIZE = 256, GROUP_MAX_POINTS = 1 << 18, GROUP_MIN_TRIP = 256 };
+
+static bool const_below(const frit_uop *u, int64_t limit) { return u->op == FRIT_OP_CONST && u->arg.value.i < limit; }
+
+static int group_size(const cg *g) {
+  if (g->dialect == FRIT_DIALECT_C) return 0;
+  if (g->g0 && g->g0->src[0]->op == FRIT_OP_CONST && !const_below(g->g0->src[0], GROUP_MAX_POINTS)) return 0;
+  bool long_reduce = false;
+  for (size_t k = 0; k < g->n; k++) {
+    const frit_uop *u = g->nodes[k];
+    if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL || u->op == FRIT_OP_ATOMIC ||
+        u->op == FRIT_OP_ATOMIC_CAS || u->op == FRIT_OP_IF)
+      return 0;
+    if (u->op == FRIT_OP_REDUCE && u->nsrc > 1 && !const_below(u->src[1]->src[0], GROUP_MIN_TRIP)) long_reduce = true;
+  }
+  return long_reduce ? GROUP_SIZE : 0;
+}
+
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text) {
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group) {
   cg G;
   memset(&G, 0, sizeof G);
   cg *g = &G;
   g->ctx = ctx, g->vars = vars, g->nvars = nvars, g->dialect = dialect;
   if (linear_text) *linear_text = NULL;
+  if (group) *group = 0;
   g->nodes = frit_walk_topo(opt, &g->n);
   g->pos = malloc(((size_t)opt->id + 1) * sizeof *g->pos);
   g->free_ = calloc(g->n + 1, sizeof *g->free_);
@@ -767,8 +798,11 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
     }
   int root = cgl_new_block(g, -1, -1, false);
   if (root < 0) goto done;
+  g->group = group_size(g);
+  g->group_top = g->g0 ? -2 : root;
+  if (group) *group = g->group;
   /* parameters, variables and register arrays at the top */
-  cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n));
+  cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n), g->group);
   for (size_t k = 0; k < g->n; k++) {
     frit_uop *u = g->nodes[k];
     char bn[32];

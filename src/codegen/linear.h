@@ -51,7 +51,15 @@ typedef struct cg {
   int depth;       /* cgl_emit's recursion depth */
   uint32_t *stamp; /* per node: the pre-emission pass that last visited it (deep chains) */
   uint32_t gen;
+  /* devices: > 0 when a work-group of this many threads runs each g0 point; the loops opened
+   * directly in block group_top (the g0 loop's body, or the function body without g0) are
+   * split across its threads and their reductions combined (cgl_group_combine) */
+  int group, group_top;
 } cg;
+
+/* Combines accumulator acc (C type T) across the work-group: every thread gets the result of
+ * folding all threads' values with rop (wide: integer sums and products in the wide type). */
+bool cgl_group_combine(cg *g, int b, const char *acc, const char *T, frit_op rop, frit_scalar_kind k, bool wide);
 
 /* local index of a node (its position in the kernel's topological order) */
 static inline uint32_t L(const cg *g, const frit_uop *u) { return g->pos[u->id]; }

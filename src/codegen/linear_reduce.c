@@ -193,8 +193,11 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     cg_free(&id);
     if (fmaxmin_split(rop, k)) cgl_line(g, b, "uint8_t %s_n = 0, %s_z = 0;", acc[m], acc[m]);
   }
+  /* a reduction of a work-group's point: each thread folds every frit_lsz-th element (its loop
+   * is split by cgl_open_loop), then the threads' accumulators are combined */
+  bool grouped = red && g->group && b == g->group_top;
   /* pairwise members accumulate a block in accN_b, the blocks in accN_pw */
-  uint32_t pr = red ? pairwise_range(g, u, b) : 0;
+  uint32_t pr = red && !grouped ? pairwise_range(g, u, b) : 0;
   bool pw[MAX_FUSE];
   char accb[MAX_FUSE][40];
   bool any_pw = false;
@@ -290,6 +293,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     if (fmaxmin_split(rop, k))
       cgl_line(g, b, "%s = frit_red%s%s(%s, %s_n, %s_z);", acc[m], rop == FRIT_OP_MAX ? "max" : "min",
            k == FRIT_F64 ? "d" : "f", acc[m], acc[m], acc[m]);
+    if (grouped && !cgl_group_combine(g, b, acc[m], wide[m] ? cg_wtype(k) : cg_ctype(k), rop, k, wide[m])) return NULL;
   }
   const char *ret = NULL;
   for (int m = ng - 1; m >= 0; m--) {
@@ -300,4 +304,22 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     ret = cgl_set_name(g, grp[m], b, res);
   }
   return ret;
+}
+bool cgl_group_combine(cg *g, int b, const char *acc, const char *T, frit_op rop, frit_scalar_kind k, bool wide) {
+  const char *S = g->dialect == FRIT_DIALECT_OPENCL ? "__local " : "", *bar = cg_group_barrier(g->dialect);
+  cg_str e = {0};
+  const char *xy[2] = {"x_", "y_"};
+  if (wide) cg_printf(&e, "x_ %s y_", rop == FRIT_OP_ADD ? "+" : "*");
+  else if (!cg_render_alu(g->ctx, &e, rop, k, xy, 2)) return cg_free(&e), g->failed = true, false;
+  /* a tree over the group's slots, in a fixed order (the same bits on every run) */
+  cgl_line(g, b, "{ %s%s *red_ = (%s%s *)frit_red; red_[frit_lid] = %s; %s", S, T, S, T, acc, bar);
+  cgl_line(g, b, "  for (int64_t s_ = frit_lsz / 2; s_ > 0; s_ /= 2) {");
+  cgl_line(g, b, "    if (frit_lid < s_) { %s x_ = red_[frit_lid], y_ = red_[frit_lid + s_]; red_[frit_lid] = %s; }", T,
+           e.s ? e.s : "x_");
+  cgl_line(g, b, "    %s", bar);
+  cgl_line(g, b, "  }");
+  cgl_line(g, b, "  %s = red_[0]; %s }", acc, bar);
+  bool ok = !e.oom;
+  cg_free(&e);
+  return ok || (frit_set_error(g->ctx, FRIT_ERR_NOMEM, "codegen: out of memory"), g->failed = true, false);
 }

@@ -532,7 +532,7 @@ void cg_render_store_conv(cg_str *o, frit_scalar_kind k, const char *val) {
 
 /* ---------- kernel signatures per dialect ---------- */
 
-void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, int nparams) {
+void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, int nparams, int group) {
   switch (d) {
   case FRIT_DIALECT_C:
     cg_printf(fn, "void %s(void *const *bufs, const int64_t *vars, int64_t g0_begin, int64_t g0_end) {\n", fn_name);
@@ -546,9 +546,20 @@ void cg_kernel_open(cg_str *fn, frit_dialect d, const char *fn_name, int nvars, 
     for (int i = 0; i < nvars; i++) cg_printf(fn, ", %s frit_v%d", cl ? "long" : "long long", i);
     for (int i = 0; i < nparams; i++) cg_printf(fn, ", %s frit_o%d", cl ? "long" : "long long", i);
     cg_puts(fn, ") {\n");
-    cg_printf(fn, "  const int64_t g0_begin = %s, g0_step = %s;\n",
-              cl ? "(int64_t)get_global_id(0)" : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x",
-              cl ? "(int64_t)get_global_size(0)" : "(int64_t)gridDim.x * blockDim.x");
+    if (group) {
+      /* a work-group per g0 point: its threads split the point's loops and combine its
+       * reductions through frit_red (group-local memory, one 8-byte slot a thread) */
+      cg_printf(fn, "  %s frit_red[%d];\n", cl ? "__local ulong" : "__shared__ unsigned long long", group);
+      cg_printf(fn, "  const int64_t g0_begin = %s, g0_step = %s;\n",
+                cl ? "(int64_t)get_group_id(0)" : "(int64_t)blockIdx.x", cl ? "(int64_t)get_num_groups(0)" : "(int64_t)gridDim.x");
+      cg_printf(fn, "  const int64_t frit_lid = %s, frit_lsz = %d;\n", cl ? "(int64_t)get_local_id(0)" : "(int64_t)threadIdx.x",
+                group);
+      cg_puts(fn, "  (void)frit_lid; (void)frit_lsz;\n");
+    } else {
+      cg_printf(fn, "  const int64_t g0_begin = %s, g0_step = %s;\n",
+                cl ? "(int64_t)get_global_id(0)" : "(int64_t)blockIdx.x * blockDim.x + threadIdx.x",
+                cl ? "(int64_t)get_global_size(0)" : "(int64_t)gridDim.x * blockDim.x");
+    }
     cg_puts(fn, "  (void)frit_arena; (void)g0_begin; (void)g0_end; (void)g0_step;\n");
     return;
   }
@@ -575,6 +586,10 @@ void cg_var_decl(cg_str *fn, frit_dialect d, int i, const char *blob) {
 }
 
 const char *cg_g0_next(frit_dialect d) { return d == FRIT_DIALECT_C ? "++" : " += g0_step"; }
+
+const char *cg_group_barrier(frit_dialect d) {
+  return d == FRIT_DIALECT_OPENCL ? "barrier(CLK_LOCAL_MEM_FENCE);" : d == FRIT_DIALECT_CUDA ? "__syncthreads();" : "";
+}
 
 int cg_param_count(frit_uop *const *nodes, size_t n) {
   int64_t m = 0;

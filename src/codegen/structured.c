@@ -715,7 +715,7 @@ static char *render_pass(sg *g, frit_uop *ast, const char *fn_name) {
   for (int b = 0; b < g->nb; b++) cg_free(&g->b[b].text), cg_free(&g->b[b].head);
   g->nb = 0, g->tmp = 0, g->rerun = false;
   cg_str fn = {0};
-  cg_kernel_open(&fn, g->dialect, fn_name, g->nvars, cg_param_count(g->nodes, g->n));
+  cg_kernel_open(&fn, g->dialect, fn_name, g->nvars, cg_param_count(g->nodes, g->n), 0);
   for (size_t k = 0; k < g->n; k++) {
     frit_uop *u = g->nodes[k];
     if (u->op == FRIT_OP_DEFINE_GLOBAL) {

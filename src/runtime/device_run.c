@@ -114,7 +114,7 @@ frit_status frit_rt_device_kernel(frit_program *p, int k) {
   if (st != FRIT_OK) return st;
   if (extent > 0) {
     st = d->ops->launch(ctx, d, p->c->dev_kernels[k], p->dev_arena, p->param_off, sk->nparams, p->varvals, s->nvars,
-                        extent);
+                        extent, p->c->cg->kernels[k].group);
     if (st != FRIT_OK) return st;
     /* FRIT_PROFILE times kernels one by one: wait for each (run_steps adds the time) */
     if ((p->prof_ns || frit_rt_profiling()) && (st = d->ops->sync(ctx, d)) != FRIT_OK) return st;

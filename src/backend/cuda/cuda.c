@@ -306,8 +306,11 @@ static frit_status cu_read(frit_ctx *ctx, frit_device *d, void *buf, size_t off,
 }
 
 static frit_status cu_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
-                             int nparams, const int64_t *vars, int nvars, int64_t g0_extent) {
+                             int nparams, const int64_t *vars, int nvars, int64_t g0_extent, int group) {
   cu_state *s = d->impl;
+  if (group > 0 && (size_t)group > d->props.max_group)
+    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "cuda: a kernel needs work-groups of %d threads; %s allows %zu", group,
+                          d->props.name, d->props.max_group);
   /* the kernel reads as many parameters as it declares; the list may be longer */
   int nargs = 2 + nvars + nparams;
   void **args = malloc((size_t)nargs * sizeof *args);
@@ -317,11 +320,10 @@ static frit_status cu_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *
   args[0] = &a, args[1] = &ext;
   for (int i = 0; i < nvars; i++) args[2 + i] = (void *)&vars[i];
   for (int i = 0; i < nparams; i++) args[2 + nvars + i] = (void *)&offsets[i];
-  unsigned block = 256;
-  int64_t want = (g0_extent + block - 1) / block, cap = (int64_t)(d->props.compute_units > 0 ? d->props.compute_units : 1) * 32;
-  unsigned grid = (unsigned)(want < 1 ? 1 : want < cap ? want : cap);
+  size_t grid, block;
+  frit_device_geometry(d->props.compute_units, g0_extent, group, &grid, &block);
   s->api.CtxSetCurrent(s->cuctx);
-  CUresult r = s->api.LaunchKernel(kernel, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL);
+  CUresult r = s->api.LaunchKernel(kernel, (unsigned)grid, 1, 1, (unsigned)block, 1, 1, 0, NULL, args, NULL);
   free(args);
   return r == 0 ? FRIT_OK : cu_fail(ctx, s, "cuLaunchKernel", r);
 }

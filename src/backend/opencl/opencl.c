@@ -184,8 +184,11 @@ static frit_status cl_read(frit_ctx *ctx, frit_device *d, void *buf, size_t off,
 }
 
 static frit_status cl_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
-                             int nparams, const int64_t *vars, int nvars, int64_t g0_extent) {
+                             int nparams, const int64_t *vars, int nvars, int64_t g0_extent, int group) {
   cl_state *s = d->impl;
+  if (group > 0 && (size_t)group > d->props.max_group)
+    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "opencl: a kernel needs work-groups of %d threads; %s allows %zu", group,
+                          d->props.name, d->props.max_group);
   cl_kern *k = kernel;
   cl_mem a = arena;
   cl_int err = s->api.SetKernelArg(k->k, 0, sizeof a, &a);
@@ -200,11 +203,12 @@ static frit_status cl_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *
   if (arg != k->nargs)
     return frit_set_error(ctx, FRIT_ERR_RUNTIME, "opencl: kernel takes %u arguments, the launch has %u",
                           (unsigned)k->nargs, (unsigned)arg);
-  /* work-items stride over g0 (the kernels' grid-stride loop), so any size is right; enough for
-   * every compute unit to hold several groups */
-  size_t cap = (size_t)(d->props.compute_units > 0 ? d->props.compute_units : 1) * 2048;
-  size_t global = g0_extent < 1 ? 1 : (size_t)g0_extent < cap ? (size_t)g0_extent : cap;
-  err = s->api.EnqueueNDRangeKernel(s->queue, k->k, 1, NULL, &global, NULL, 0, NULL, NULL);
+  size_t groups, size;
+  frit_device_geometry(d->props.compute_units, g0_extent, group, &groups, &size);
+  size_t global = groups * size;
+  /* one point a work-item: the driver picks the group size (kernels with large private arrays
+   * may not fit 256 a group) */
+  err = s->api.EnqueueNDRangeKernel(s->queue, k->k, 1, NULL, &global, group > 0 ? &size : NULL, 0, NULL, NULL);
   return err == CL_SUCCESS ? FRIT_OK : cl_fail(ctx, "clEnqueueNDRangeKernel", err);
 }
 
