@@ -8,6 +8,8 @@ frit's programs take and return host arrays, so two times are given for frit:
   against torch's time with its tensors already on the GPU (CUDA events over repeated calls);
 - "e2e_ms": one whole call, host copies included, beside torch's "peer_e2e_ms" (numpy in, the
   op, numpy out).
+frit runs as users call it, frit.jit with default options (symbolic sizes); "static_value" and
+"static_kernels" are the same with dynamic=False (one compilation per shape).
 The bandwidth limit is a device-to-device copy through torch (bytes read + written), measured in
 the same run. Prints one JSON line per (workload, peer), as bench/run expects.
 Usage: bench_gpu.py [NAME...] (workloads whose name contains a NAME); FRIT_BENCH_SMALL=1 shrinks
@@ -103,6 +105,8 @@ def torch_step(name, torch):
         return lambda x: torch.softmax(x, dim=-1)
     if name.startswith("reduce"):
         return lambda x: torch.sum(x)
+    if name.startswith("scale"):
+        return lambda x: x * 2.0 + 1.0
     if name.startswith("elementwise"):
         def chain(t):
             t = torch.clamp_min((t * 1.5 + 0.25) * 0.5 - 0.5, 0.0)
@@ -127,6 +131,8 @@ def frit_step(name):
         return lambda x: frit.nn.softmax(x, axis=-1)
     if name.startswith("reduce"):
         return lambda x: frit.sum(x)
+    if name.startswith("scale"):
+        return lambda x: x * 2.0 + 1.0
     if name.startswith("elementwise"):
         def chain(t):
             t = frit.maximum((t * 1.5 + 0.25) * 0.5 - 0.5, 0.0)
@@ -168,6 +174,8 @@ def workloads():
         # name, inputs, oracle, rtol, atol, bytes moved (for GB/s) or flop (for GFLOP/s)
         ("elementwise_chain_exp", (vec,), lambda x: (chain_np(x.astype(np.float64), True),), 1e-5, 1e-6,
          ("GB/s", 8 * nv)),
+        # the chain's bytes without its exp: what frit's plain elementwise kernel moves
+        ("scale_add", (vec,), lambda x: (x.astype(np.float64) * 2 + 1,), 1e-6, 1e-6, ("GB/s", 8 * nv)),
         ("reduce_sum", (vec,), lambda x: (np.sum(x, dtype=np.float64),), 1e-4, 0.0, ("GB/s", 4 * nv)),
         ("softmax_%d" % sm, (rng.random((sm, sm), dtype=np.float32) * 8 - 4,),
          lambda x: (softmax_np(x.astype(np.float64)),), 1e-4, 1e-6, ("GB/s", 8 * sm * sm)),
@@ -212,14 +220,17 @@ def main(names):
         rec = {"bench": name + "_" + DEVICE, "unit": "ms", "device": gpu}
         want = ref(*ins)
         try:
-            f = frit.jit(frit_step(name), dynamic=False, device=DEVICE)
+            f = frit.jit(frit_step(name), device=DEVICE)
             kern, e2e, nk, out = frit_times(f, ins)
             rec.update(value=round(kern, 4), e2e_ms=round(e2e, 3), kernels=nk, ok=check(out, want, rtol, atol),
                        rate=round(work / kern / 1e6, 1), rate_unit=unit)
             if unit == "GB/s" and bw:
                 rec["of_copy_bandwidth"] = round(work / kern / 1e6 / bw, 3)
+            fs = frit.jit(frit_step(name), dynamic=False, device=DEVICE)
+            skern, _, snk, sout = frit_times(fs, ins)
+            rec.update(static_value=round(skern, 4), static_kernels=snk, static_ok=check(sout, want, rtol, atol))
         except Exception as e:  # a failing workload is reported, the others still run
-            rec.update(value=None, error=str(e)[:400])
+            rec.update(value=rec.get("value"), error=str(e)[:400])
         tins = [torch.from_numpy(a).to(TDEV) for a in ins]
         tf = torch_step(name.replace("_explicit", ""), torch)
         peers = [("torch eager", tf)]

@@ -58,6 +58,21 @@ static void test_launch_geometry(void) {
   CHECK(size == 256 && groups == 16);
 }
 
+/* Which rendering runs: a work-group a point for few points or long reductions, a thread a point
+ * for a matmul's many points of short-ish dot products, never for reductions shorter than a group
+ * or groups larger than the device allows. */
+static void test_group_choice(void) {
+  frit_device_props h = {.max_group = 1024, .compute_units = 132}, small = {.max_group = 128, .compute_units = 2};
+  CHECK(frit_device_use_groups(&h, 4096, 4096, 256));          /* softmax rows */
+  CHECK(frit_device_use_groups(&h, 1, 1 << 20, 256));          /* a full sum's last stage */
+  CHECK(frit_device_use_groups(&h, 65536, 65536, 256));        /* n-body, N = 65536 */
+  CHECK(!frit_device_use_groups(&h, 1 << 24, 4096, 256));      /* matmul 4096^2 */
+  CHECK(!frit_device_use_groups(&h, 65536, 256, 256));         /* matmul 256^2 */
+  CHECK(!frit_device_use_groups(&h, 10, 100, 256));            /* shorter than a group */
+  CHECK(!frit_device_use_groups(&small, 10, 4096, 256));       /* the device's groups are smaller */
+  CHECK(!frit_device_use_groups(&h, 10, 4096, 0));
+}
+
 #ifndef SANITIZED
 /* y = exp(x) * 2 + x, s = row sums of y; n x m symbolic */
 static void test_opencl_program(void) {
@@ -111,6 +126,7 @@ static void test_opencl_program(void) {
 int main(void) {
   test_unknown_device();
   test_launch_geometry();
+  test_group_choice();
 #ifdef SANITIZED
   fprintf(stderr, "test_device: OpenCL checks skipped under sanitizers\n");
 #else

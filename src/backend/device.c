@@ -71,6 +71,16 @@ void frit_device_geometry(int compute_units, int64_t g0_extent, int group, size_
   *groups = (size_t)(want < cap ? want : cap);
 }
 
+bool frit_device_use_groups(const frit_device_props *props, int64_t g0_extent, int64_t trip, int group) {
+  if (group <= 0 || (size_t)group > props->max_group || trip < group) return false;
+  int64_t cu = props->compute_units > 0 ? props->compute_units : 1;
+  /* few points: a thread a point leaves compute units idle (64 points a unit: two warps) */
+  if (g0_extent <= cu * 64) return true;
+  /* long reductions (16 and more elements a thread), while the groups stay few enough for
+   * their combine to be a small part (a matmul's millions of points keep a thread a point) */
+  return trip >= 16 * (int64_t)group && g0_extent < ((int64_t)1 << 18);
+}
+
 bool frit_device_is_host(const char *name) { return !name || !*name || strcmp(name, "cpu") == 0; }
 
 frit_device *frit_device_get(frit_ctx *ctx, const char *name) {

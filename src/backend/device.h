@@ -74,6 +74,10 @@ frit_device *frit_device_get(frit_ctx *ctx, const char *name);
  * run whole by every thread launched). Enough groups to fill the device, not more: the
  * kernels' g0 loops stride over the rest. */
 void frit_device_geometry(int compute_units, int64_t g0_extent, int group, size_t *groups, size_t *size);
+/* Whether a kernel of g0_extent points, each reducing trip elements, runs its work-group
+ * rendering (groups of `group` threads) rather than a thread a point: when the points alone
+ * cannot fill the device, or each point's reduction is long and the points not too many. */
+bool frit_device_use_groups(const frit_device_props *props, int64_t g0_extent, int64_t trip, int group);
 /* "cpu" and NULL are the host; every other name must be a device backend. */
 bool frit_device_is_host(const char *name);
 

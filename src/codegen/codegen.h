@@ -56,8 +56,13 @@ typedef struct frit_cg_kernel {
   const char *fn_name;    /* "frit_k<k>" */
   const char *name;       /* the name given (or fn_name) */
   const char *linear;     /* the linearised program as text (stage "linear") */
-  int group;              /* devices: > 0 when each g0 point is run by a work-group of this many
-                             threads that share its reductions (linear.c); 0: one point a thread */
+  /* devices: a second rendering of the kernel, fn_name_group, runs each g0 point on a
+   * work-group of `group` threads that share its reductions (linear.c); the launch picks it by
+   * the extent and group_trip, the length of the reduction it splits (frit_device_use_groups).
+   * group 0: no such variant. */
+  int group;
+  const char *fn_name_group;
+  frit_uop *group_trip;
   frit_kernel_fn fn;      /* set by frit_codegen_compile */
 } frit_cg_kernel;
 
@@ -118,10 +123,13 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
  * the parallel axes into one launch axis (opt_device.c). */
 frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect);
 /* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
- * string, or NULL with an error. *group (may be NULL) gets the work-group size the kernel must
- * be launched with per g0 point (frit_cg_kernel.group), 0 for one point a thread. */
+ * string, or NULL with an error. group == NULL: one g0 point a thread. Else (devices) the kernel
+ * is rendered with a work-group a point when it has a long reduction to share: *group gets the
+ * group size and *group_trip that reduction's length, or *group 0 and NULL is returned when
+ * the kernel has none (nothing is rendered). */
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group);
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group,
+                                 frit_uop **group_trip);
 
 
 #endif

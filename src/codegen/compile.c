@@ -398,7 +398,7 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
     char *lin = NULL;
     char *text = structured ? cg_render_structured(ctx, asts[k], fn, vars, nvars, dialect, &K->g0_extent)
                             : frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars,
-                                                         alias_masks ? alias_masks[k] : 0, dialect, &lin, &K->group);
+                                                         alias_masks ? alias_masks[k] : 0, dialect, &lin, NULL, NULL);
     if (!text) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", frit_error(ctx));
@@ -412,6 +412,27 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
     cg_printf(&src, "\n/* kernel %d: %s */\n", k, K->name);
     cg_puts(&src, text);
     free(text);
+    if (dialect != FRIT_DIALECT_C && !structured) {
+      /* the work-group rendering, when the kernel has a long reduction to share */
+      snprintf(fn, sizeof fn, "frit_k%d_g", k);
+      char *gtext = frit_codegen_render_kernel(ctx, K->opt, fn, vars, nvars, alias_masks ? alias_masks[k] : 0, dialect,
+                                               NULL, &K->group, &K->group_trip);
+      if (!gtext && K->group) {
+        cg_free(&src);
+        return NULL;
+      }
+      if (gtext) {
+        K->fn_name_group = ctx_strdup(ctx, fn);
+        cg_printf(&src, "\n/* kernel %d: %s, a work-group a point */\n", k, K->name);
+        cg_puts(&src, gtext);
+        free(gtext);
+        if (!K->fn_name_group) {
+          frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+          cg_free(&src);
+          return NULL;
+        }
+      }
+    }
   }
   char *s = cg_take(&src);
   if (!s) {

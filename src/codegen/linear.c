@@ -740,39 +740,51 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
 
 /* ---------- kernel ---------- */
 
-/* On a device, a kernel whose points each reduce a long range runs a work-group per point
- * (GROUP_SIZE threads, each folding a strided share, then combined through local memory):
- * one thread a point would leave most of the device idle when there are few points (a row
- * softmax, a staged full sum) and read memory with a stride. Kernels with registers, local
- * arrays, atomics or conditionals keep one thread a point (their statements are not safe to
- * repeat on every thread); so do kernels of many points (2^18 and more), which fill the
- * device already, and short reductions (under 256), where the combine would cost more. */
-enum { GROUP_SIZE = 256, GROUP_MAX_POINTS = 1 << 18, GROUP_MIN_TRIP = 256 };
+/* On a device, a kernel whose points each reduce a long range can run a work-group per point
+ * (GROUP_SIZE threads, each folding a strided share, then combined through local memory): one
+ * thread a point leaves most of the device idle when there are few points (a row softmax, a
+ * staged full sum) and reads memory with a stride. Which rendering runs is chosen at launch,
+ * from the sizes (frit_device_use_groups). Kernels with registers, local arrays, atomics or
+ * conditionals have no grouped rendering (their statements are not safe to repeat on every
+ * thread), nor kernels whose reductions are short (under GROUP_MIN_TRIP) or whose length
+ * depends on the point. */
+enum { GROUP_SIZE = 256, GROUP_MIN_TRIP = 256 };
 
 static bool const_below(const frit_uop *u, int64_t limit) { return u->op == FRIT_OP_CONST && u->arg.value.i < limit; }
 
-static int group_size(const cg *g) {
+/* An extent the launch can evaluate: constants and kernel variables only. */
+static bool launch_known(const frit_uop *u, int depth) {
+  if (u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR) return true;
+  if (depth > 32 || u->op == FRIT_OP_RANGE || (frit_op_flags(u->op) & FRIT_F_MEMORY) || u->nsrc == 0) return false;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (!launch_known(u->src[i], depth + 1)) return false;
+  return true;
+}
+
+static int group_size(const cg *g, frit_uop **trip) {
+  *trip = NULL;
   if (g->dialect == FRIT_DIALECT_C) return 0;
-  if (g->g0 && g->g0->src[0]->op == FRIT_OP_CONST && !const_below(g->g0->src[0], GROUP_MAX_POINTS)) return 0;
-  bool long_reduce = false;
   for (size_t k = 0; k < g->n; k++) {
-    const frit_uop *u = g->nodes[k];
+    frit_uop *u = g->nodes[k];
     if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL || u->op == FRIT_OP_ATOMIC ||
         u->op == FRIT_OP_ATOMIC_CAS || u->op == FRIT_OP_IF)
       return 0;
-    if (u->op == FRIT_OP_REDUCE && u->nsrc > 1 && !const_below(u->src[1]->src[0], GROUP_MIN_TRIP)) long_reduce = true;
+    if (!*trip && u->op == FRIT_OP_REDUCE && u->nsrc > 1 && !const_below(u->src[1]->src[0], GROUP_MIN_TRIP) &&
+        launch_known(u->src[1]->src[0], 0))
+      *trip = u->src[1]->src[0];
   }
-  return long_reduce ? GROUP_SIZE : 0;
+  return *trip ? GROUP_SIZE : 0;
 }
 
 char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group) {
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group,
+                                 frit_uop **group_trip) {
   cg G;
   memset(&G, 0, sizeof G);
   cg *g = &G;
   g->ctx = ctx, g->vars = vars, g->nvars = nvars, g->dialect = dialect;
   if (linear_text) *linear_text = NULL;
-  if (group) *group = 0;
+  if (group) *group = 0, *group_trip = NULL;
   g->nodes = frit_walk_topo(opt, &g->n);
   g->pos = malloc(((size_t)opt->id + 1) * sizeof *g->pos);
   g->free_ = calloc(g->n + 1, sizeof *g->free_);
@@ -798,9 +810,12 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
     }
   int root = cgl_new_block(g, -1, -1, false);
   if (root < 0) goto done;
-  g->group = group_size(g);
+  if (group) {
+    g->group = group_size(g, group_trip);
+    *group = g->group;
+    if (!g->group) goto done; /* no grouped rendering: the caller keeps the plain one */
+  }
   g->group_top = g->g0 ? -2 : root;
-  if (group) *group = g->group;
   /* parameters, variables and register arrays at the top */
   cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n), g->group);
   for (size_t k = 0; k < g->n; k++) {

@@ -102,9 +102,12 @@ frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
 /* A reduction of a whole large tensor to one value has no parallel axis. Staged as partial
  * results over SPLIT_PARTS slices (materialised, so a kernel computes them in parallel) and then
  * their reduction, it runs on every thread. Only for static sizes the parts divide; the
- * reduction ops are associative, so only float rounding order changes.
- * Design debt: this belongs to the scheduler's kernel optimisation (tiling reductions). */
-enum { SPLIT_PARTS = 256, SPLIT_MIN_PART = 4096 };
+ * reduction ops are associative, so only float rounding order changes. Static sizes of
+ * SPLIT_MANY_PARTS * SPLIT_MIN_PART elements and more are split in SPLIT_MANY_PARTS: a GPU
+ * needs thousands of parts to be busy (a work-group each), a CPU does not mind.
+ * Design debt: this belongs to the scheduler's kernel optimisation (tiling reductions), where
+ * the part count could follow the device. */
+enum { SPLIT_PARTS = 256, SPLIT_MANY_PARTS = 4096, SPLIT_MIN_PART = 4096 };
 
 static frit_tensor *staged_parts(frit_ctx *ctx, frit_tensor *x, frit_tensor *parts, frit_op op) {
   const frit_shape *s = ti_shape(ctx, x);
@@ -148,7 +151,9 @@ static frit_tensor *staged_full_reduce(frit_ctx *ctx, frit_tensor *x, frit_op op
     if (numel > ((int64_t)1 << 50)) return NULL;
   }
   if (numel < (int64_t)SPLIT_PARTS * SPLIT_MIN_PART || numel % SPLIT_PARTS) return NULL;
-  int64_t parts_shape[2] = {SPLIT_PARTS, numel / SPLIT_PARTS};
+  int64_t parts = numel >= (int64_t)SPLIT_MANY_PARTS * SPLIT_MIN_PART && numel % SPLIT_MANY_PARTS == 0 ? SPLIT_MANY_PARTS
+                                                                                                        : SPLIT_PARTS;
+  int64_t parts_shape[2] = {parts, numel / parts};
   return staged_parts(ctx, x, frit_reshape(ctx, x, 2, parts_shape), op);
 }
 
