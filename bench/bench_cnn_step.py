@@ -4,7 +4,7 @@ conv2's input gradient as the vjp the step runs and as the conv the rule falls b
 two weight-gradient convs as the gradient rule forms them), in milliseconds, against PyTorch eager
 (F.conv2d, torch.nn.grad, the same model's step) when torch imports; the peer is skipped with a
 note otherwise. JSON lines as bench/run expects. Usage: bench_cnn_step.py [step|conv]
-(FRIT_BENCH_CONF=c1-c2-d; FRIT_BENCH_TORCH_DEVICE=cuda puts the torch step on the GPU)."""
+(FRIT_BENCH_CONF=c1-c2-d; FRIT_BENCH_TORCH_DEVICE=cuda puts the torch step on the GPU, =none skips it)."""
 import json
 import os
 import sys
@@ -112,7 +112,7 @@ def bench_step(conf):
     step = optim.compile_step(fm.cnn(*conf), nn.cross_entropy, optim.Adam(5e-4))
     mine = best_ms(lambda: float(step(x, y)), budget=3.0)
     peer = None
-    if torch is not None:
+    if torch is not None and TORCH_DEVICE != "none":
         tn = torch.nn
         c1, c2, d = conf
         m = tn.Sequential(tn.Conv2d(1, c1, 5, padding=2), tn.MaxPool2d(2), tn.GELU(), tn.Conv2d(c1, c2, 5, padding=2), tn.MaxPool2d(2),

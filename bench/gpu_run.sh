@@ -50,5 +50,9 @@ fi
 t=$SECONDS
 if [[ $PARTS == *cnn* ]]; then
   FRIT_DEVICE=cuda FRIT_BENCH_TORCH_DEVICE=cuda timeout 60 python3 bench/bench_cnn_step.py step | tee -a "$O/bench.jsonl"
+  # where the step's time goes: FRIT_PROFILE=1 prints each program's kernels at exit
+  FRIT_PROFILE=1 FRIT_DEVICE=cuda FRIT_BENCH_TORCH_DEVICE=none timeout 60 python3 bench/bench_cnn_step.py step \
+    >"$O/cnn_profile.txt" 2>&1
+  grep -E "^ +[0-9.]+% " "$O/cnn_profile.txt" | sort -rn | head -15
   echo "== cnn $((SECONDS - t)) s"
 fi
