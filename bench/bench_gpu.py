@@ -12,7 +12,8 @@ frit runs as users call it, frit.jit with default options (symbolic sizes); "sta
 "static_kernels" are the same with dynamic=False (one compilation per shape).
 The bandwidth limit is a device-to-device copy through torch (bytes read + written), measured in
 the same run. Prints one JSON line per (workload, peer), as bench/run expects.
-Usage: bench_gpu.py [NAME...] (workloads whose name contains a NAME); FRIT_BENCH_SMALL=1 shrinks
+Usage: bench_gpu.py [NAME...] (workloads whose name contains a NAME); FRIT_BENCH_NO_PEER=1 times
+frit alone; FRIT_BENCH_SMALL=1 shrinks
 every size (a dry run without a GPU: FRIT_BENCH_DEVICE=opencl FRIT_BENCH_TORCH_DEVICE=cpu)."""
 import json
 import os
@@ -231,6 +232,9 @@ def main(names):
             rec.update(static_value=round(skern, 4), static_kernels=snk, static_ok=check(sout, want, rtol, atol))
         except Exception as e:  # a failing workload is reported, the others still run
             rec.update(value=rec.get("value"), error=str(e)[:400])
+        if os.environ.get("FRIT_BENCH_NO_PEER") == "1":
+            emit(rec)
+            continue
         tins = [torch.from_numpy(a).to(TDEV) for a in ins]
         tf = torch_step(name.replace("_explicit", ""), torch)
         peers = [("torch eager", tf)]

@@ -40,22 +40,24 @@ static void test_unknown_device(void) {
  * group size and a group per point up to the device's fill; a large extent is capped. */
 static void test_launch_geometry(void) {
   size_t groups, size;
-  frit_device_geometry(132, 1, 0, &groups, &size);
+  frit_device_geometry(132, 1, 0, 0, &groups, &size);
   CHECK(groups * size == 1);
-  frit_device_geometry(132, 0, 0, &groups, &size);
+  frit_device_geometry(132, 0, 0, 0, &groups, &size);
   CHECK(groups * size == 1);
-  frit_device_geometry(132, 100, 0, &groups, &size);
+  frit_device_geometry(132, 100, 0, 0, &groups, &size);
   CHECK(size == 100 && groups == 1);
-  frit_device_geometry(132, 1000, 0, &groups, &size);
+  frit_device_geometry(132, 1000, 0, 0, &groups, &size);
   CHECK(size == 256 && groups == 4);
-  frit_device_geometry(132, (int64_t)1 << 30, 0, &groups, &size);
+  frit_device_geometry(132, (int64_t)1 << 30, 0, 0, &groups, &size);
   CHECK(size == 256 && groups * size == 132u * 2048u);
-  frit_device_geometry(132, 300, 256, &groups, &size);
+  frit_device_geometry(132, 300, 256, 0, &groups, &size);
   CHECK(size == 256 && groups == 300);
-  frit_device_geometry(132, 1, 256, &groups, &size);
+  frit_device_geometry(132, 1, 256, 0, &groups, &size);
   CHECK(size == 256 && groups == 1);
-  frit_device_geometry(2, 1 << 20, 256, &groups, &size);
+  frit_device_geometry(2, 1 << 20, 256, 0, &groups, &size);
   CHECK(size == 256 && groups == 16);
+  frit_device_geometry(132, (int64_t)1 << 26, 0, (int64_t)1 << 24, &groups, &size); /* 4 points a thread */
+  CHECK(size == 256 && groups * size == (size_t)1 << 24);
 }
 
 /* Which rendering runs: a work-group a point for few points or long reductions, a thread a point

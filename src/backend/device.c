@@ -61,10 +61,11 @@ static dev_state *state_of(frit_ctx *ctx) {
   return s;
 }
 
-void frit_device_geometry(int compute_units, int64_t g0_extent, int group, size_t *groups, size_t *size) {
+void frit_device_geometry(int compute_units, int64_t g0_extent, int group, int64_t max_threads, size_t *groups,
+                          size_t *size) {
   int64_t points = g0_extent < 1 ? 1 : g0_extent;
   /* 2048 resident threads per compute unit (an SM's limit on recent NVIDIA parts) */
-  int64_t threads_cap = (int64_t)(compute_units > 0 ? compute_units : 1) * 2048;
+  int64_t threads_cap = max_threads > 0 ? max_threads : (int64_t)(compute_units > 0 ? compute_units : 1) * 2048;
   int64_t sz = group > 0 ? group : points < 256 ? points : 256;
   int64_t want = group > 0 ? points : (points + sz - 1) / sz, cap = threads_cap / sz > 0 ? threads_cap / sz : 1;
   *size = (size_t)sz;

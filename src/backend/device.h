@@ -71,9 +71,10 @@ frit_device *frit_device_get(frit_ctx *ctx, const char *name);
 /* The launch of a kernel over g0_extent points on a device of compute_units: *groups work-groups
  * of *size threads. group > 0: that many threads a group, a group a point; else up to 256 a
  * group, a thread a point, and never more threads than points (a kernel without a g0 loop is
- * run whole by every thread launched). Enough groups to fill the device, not more: the
- * kernels' g0 loops stride over the rest. */
-void frit_device_geometry(int compute_units, int64_t g0_extent, int group, size_t *groups, size_t *size);
+ * run whole by every thread launched). At most max_threads threads (0: enough to fill the
+ * device, 2048 a compute unit): the kernels' g0 loops stride over the rest. */
+void frit_device_geometry(int compute_units, int64_t g0_extent, int group, int64_t max_threads, size_t *groups,
+                          size_t *size);
 /* Whether a kernel of g0_extent points, each reducing trip elements, runs its work-group
  * rendering (groups of `group` threads) rather than a thread a point: when the points alone
  * cannot fill the device, or each point's reduction is long and the points not too many. */

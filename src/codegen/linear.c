@@ -7,6 +7,7 @@
 #include "ir/walk.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 bool cgl_fail(cg *g, const frit_uop *u, const char *msg) {
   if (!g->failed) {
@@ -230,6 +231,9 @@ void cgl_close_block(cg *g, int b) {
     bool small = end->op == FRIT_OP_CONST && end->arg.value.i <= 8;
     B->simd_done = simd;
     bool host = g->dialect == FRIT_DIALECT_C; /* device compilers vectorise across work-items instead */
+    /* a GPU thread's g0 loop unrolled: several loads in flight a thread (FRIT_DEVICE_UNROLL) */
+    const char *du = g->dialect == FRIT_DIALECT_CUDA && r == g->g0 && !g->group ? getenv("FRIT_DEVICE_UNROLL") : NULL;
+    if (du && atoi(du) > 1) cgl_line(g, p, "#pragma unroll %d", atoi(du));
     if (simd && B->has_child_loop && host) cgl_line(g, p, "#pragma omp simd");
     else if (simd && host) cgl_line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
     else if (host && B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL) &&
@@ -750,7 +754,6 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
  * depends on the point. */
 enum { GROUP_SIZE = 256, GROUP_MIN_TRIP = 256 };
 
-static bool const_below(const frit_uop *u, int64_t limit) { return u->op == FRIT_OP_CONST && u->arg.value.i < limit; }
 
 /* An extent the launch can evaluate: constants and kernel variables only. */
 static bool launch_known(const frit_uop *u, int depth) {
@@ -761,7 +764,7 @@ static bool launch_known(const frit_uop *u, int depth) {
   return true;
 }
 
-static int group_size(const cg *g, frit_uop **trip) {
+static int group_size(cg *g, frit_uop **trip) {
   *trip = NULL;
   if (g->dialect == FRIT_DIALECT_C) return 0;
   for (size_t k = 0; k < g->n; k++) {
@@ -769,9 +772,21 @@ static int group_size(const cg *g, frit_uop **trip) {
     if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL || u->op == FRIT_OP_ATOMIC ||
         u->op == FRIT_OP_ATOMIC_CAS || u->op == FRIT_OP_IF)
       return 0;
-    if (!*trip && u->op == FRIT_OP_REDUCE && u->nsrc > 1 && !const_below(u->src[1]->src[0], GROUP_MIN_TRIP) &&
-        launch_known(u->src[1]->src[0], 0))
-      *trip = u->src[1]->src[0];
+    if (*trip || u->op != FRIT_OP_REDUCE || u->nsrc < 2) continue;
+    /* the elements a point reduces: the product of the ranges' extents (the first is split) */
+    frit_uop *t = NULL;
+    bool known = true, is_const = true;
+    int64_t c = 1;
+    for (uint32_t i = 1; i < u->nsrc && known; i++) {
+      frit_uop *e = u->src[i]->src[0];
+      known = launch_known(e, 0);
+      if (e->op == FRIT_OP_CONST) c = c < ((int64_t)1 << 40) ? c * e->arg.value.i : c;
+      else is_const = false;
+      t = !known ? NULL : t ? frit_binary(g->ctx, FRIT_OP_MUL, t, frit_cast(g->ctx, e, FRIT_I64)) : frit_cast(g->ctx, e, FRIT_I64);
+      if (!t) known = false;
+    }
+    if (known && !(is_const && c < GROUP_MIN_TRIP)) *trip = t;
+    if (!known) frit_clear_error(g->ctx);
   }
   return *trip ? GROUP_SIZE : 0;
 }

@@ -64,7 +64,8 @@ frit_uop *cg_flatten_parallel(frit_ctx *ctx, frit_uop *ast, frit_uop **g0) {
     if (nodes[k]->op != FRIT_OP_STORE) continue;
     for (int i = 1; i < m; i++) {
       memset(seen, 0, n + 1);
-      if (!reaches(nodes[k]->src[0], rr[i], seen, pos)) {
+      bool one = rr[i]->src[0]->op == FRIT_OP_CONST && rr[i]->src[0]->arg.value.i == 1; /* one point: no race */
+      if (!one && !reaches(nodes[k]->src[0], rr[i], seen, pos)) {
         m = i; /* merge only the ranges before it */
         break;
       }

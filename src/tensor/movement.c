@@ -107,7 +107,7 @@ frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
  * needs thousands of parts to be busy (a work-group each), a CPU does not mind.
  * Design debt: this belongs to the scheduler's kernel optimisation (tiling reductions), where
  * the part count could follow the device. */
-enum { SPLIT_PARTS = 256, SPLIT_MANY_PARTS = 4096, SPLIT_MIN_PART = 4096 };
+enum { SPLIT_PARTS = 256, SPLIT_MANY_PARTS = 4096, SPLIT_MIN_PART = 4096, SPLIT_SYM_PARTS = 1024 };
 
 static frit_tensor *staged_parts(frit_ctx *ctx, frit_tensor *x, frit_tensor *parts, frit_op op) {
   const frit_shape *s = ti_shape(ctx, x);
@@ -120,17 +120,17 @@ static frit_tensor *staged_parts(frit_ctx *ctx, frit_tensor *x, frit_tensor *par
 }
 
 /* Staging for symbolic sizes (default jit, eager ops), where the size is unknown when the graph
- * is built: flattened and padded with zeros to a multiple of SPLIT_PARTS, so sums only (zero is
- * the identity of nothing else). A small input costs one more tiny kernel. */
+ * is built: flattened and padded with zeros to a multiple of SPLIT_SYM_PARTS, so sums only (zero
+ * is the identity of nothing else). A small input costs one more tiny kernel. */
 static frit_tensor *staged_full_sum_sym(frit_ctx *ctx, frit_tensor *x, frit_op op) {
   const frit_shape *s = ti_shape(ctx, x);
   if (op != FRIT_OP_ADD) return NULL;
   frit_uop *numel = s->dims[0];
   for (int i = 1; i < s->ndim; i++) numel = ti_dim_mul(ctx, numel, s->dims[i]);
-  /* padded by SPLIT_PARTS - 1 zeros and cut to SPLIT_PARTS * m: both amounts provably in range */
-  frit_uop *m = ti_dim_cdiv(ctx, numel, SPLIT_PARTS), *whole = ti_dim_mul(ctx, ti_dim(ctx, SPLIT_PARTS), m);
-  frit_uop *zero = ti_dim(ctx, 0), *pad = ti_dim(ctx, SPLIT_PARTS - 1);
-  frit_uop *parts_shape[2] = {ti_dim(ctx, SPLIT_PARTS), m};
+  /* padded by SPLIT_SYM_PARTS - 1 zeros and cut to SPLIT_SYM_PARTS * m: both amounts provably in range */
+  frit_uop *m = ti_dim_cdiv(ctx, numel, SPLIT_SYM_PARTS), *whole = ti_dim_mul(ctx, ti_dim(ctx, SPLIT_SYM_PARTS), m);
+  frit_uop *zero = ti_dim(ctx, 0), *pad = ti_dim(ctx, SPLIT_SYM_PARTS - 1);
+  frit_uop *parts_shape[2] = {ti_dim(ctx, SPLIT_SYM_PARTS), m};
   frit_tensor *flat = s->ndim == 1 ? x : ti_reshape(ctx, x, 1, &numel);
   frit_tensor *cut = ti_shrink(ctx, ti_pad(ctx, flat, &zero, &pad), &zero, &whole);
   frit_tensor *parts = ti_reshape(ctx, cut, 2, parts_shape);

@@ -321,7 +321,12 @@ static frit_status cu_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *
   for (int i = 0; i < nvars; i++) args[2 + i] = (void *)&vars[i];
   for (int i = 0; i < nparams; i++) args[2 + nvars + i] = (void *)&offsets[i];
   size_t grid, block;
-  frit_device_geometry(d->props.compute_units, g0_extent, group, &grid, &block);
+  /* FRIT_CUDA_EPT=k: launch a thread per k points instead of filling the device once */
+  const char *ept = getenv("FRIT_CUDA_EPT");
+  int64_t per = ept ? atoll(ept) : 0, max_threads = per > 0 ? (g0_extent + per - 1) / per : 0;
+  if (max_threads > ((int64_t)1 << 30)) max_threads = (int64_t)1 << 30;
+  frit_device_geometry(d->props.compute_units, g0_extent, group, group > 0 && per > 0 ? (int64_t)1 << 30 : max_threads,
+                       &grid, &block);
   s->api.CtxSetCurrent(s->cuctx);
   CUresult r = s->api.LaunchKernel(kernel, (unsigned)grid, 1, 1, (unsigned)block, 1, 1, 0, NULL, args, NULL);
   free(args);

@@ -204,7 +204,7 @@ static frit_status cl_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *
     return frit_set_error(ctx, FRIT_ERR_RUNTIME, "opencl: kernel takes %u arguments, the launch has %u",
                           (unsigned)k->nargs, (unsigned)arg);
   size_t groups, size;
-  frit_device_geometry(d->props.compute_units, g0_extent, group, &groups, &size);
+  frit_device_geometry(d->props.compute_units, g0_extent, group, 0, &groups, &size);
   size_t global = groups * size;
   /* one point a work-item: the driver picks the group size (kernels with large private arrays
    * may not fit 256 a group) */
