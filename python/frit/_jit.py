@@ -3,9 +3,12 @@ arrays, compiles the traced graph with frit_compile and replays it from a per-si
 
 Signature key: the pytree structure of the arguments, the values of static arguments (static_argnums,
 static_argnames and every Python scalar), and per array leaf its dtype and shape pattern: with
-dynamic=True the rank, which dims are 0 or 1, and which dims are equal to each other (each other
-size becomes a DEFINE_VAR shared by all dims of that size, bound at call time); with dynamic=False
-the concrete shape. A cache hit is a dict lookup, binding the variables, np.empty per output and
+dynamic=True the rank, the dims of STATIC_DIM_MAX (4) or less, and which other dims are equal to
+each other (each other size becomes a DEFINE_VAR shared by all dims of that size, bound at call
+time); with dynamic=False the concrete shape. Small dims are compiled as constants: they are the
+fixed sizes of coordinates, colour channels and kernel windows, and a size-3 axis known to be 3
+is unrolled and fused (an n-body step's (N, 3) positions: one kernel instead of two that
+materialise N x N distances); a program called with several small sizes compiles once each. A cache hit is a dict lookup, binding the variables, np.empty per output and
 one frit_program_run call: everything else is precomputed when the signature is first seen.
 
 donate_argnums: the array leaves of those positional arguments give their memory to outputs of
@@ -57,6 +60,9 @@ _DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dere
 _DUMMY_PTR = _DUMMY.ctypes.data
 _LEAF = DN.LEAF  # treedef of an array leaf
 _WEAK = (bool, int, float)
+
+# dims of this size or less are part of a dynamic signature (see the module docstring)
+STATIC_DIM_MAX = 4
 
 
 def _data_ptr(a):
@@ -444,7 +450,7 @@ class Jitted:
             if dynamic:
                 key.append(len(shape))
                 for s in shape:
-                    if s < 2:
+                    if s <= STATIC_DIM_MAX:
                         key.append(s)
                     else:
                         j = sizes.get(s)
@@ -481,7 +487,7 @@ class Jitted:
                 key.append(dt.code)
                 key.append(len(shape))
                 for d in shape:
-                    if d < 2:
+                    if d <= STATIC_DIM_MAX:
                         key.append(d)
                     else:
                         j = sizes.get(d)
@@ -581,9 +587,9 @@ class Jitted:
         for li, (arr, dt) in enumerate(zip(data, dts)):
             name = "a%d_%d" % (tag, li)
             if dynamic:
-                dims = [sess.const_i64(s) if s < 2 else vars_[size_index[s]] for s in arr.shape]
+                dims = [sess.const_i64(s) if s <= STATIC_DIM_MAX else vars_[size_index[s]] for s in arr.shape]
                 t = _input_sym(sp, name.encode(), dt.code, len(dims), (_p * max(1, len(dims)))(*dims))
-                shape = tuple(s if s < 2 else None for s in arr.shape)
+                shape = tuple(s if s <= STATIC_DIM_MAX else None for s in arr.shape)
             else:
                 t = _input(sp, name.encode(), dt.code, arr.ndim, L._i64arr(arr.shape))
                 shape = arr.shape
@@ -728,7 +734,7 @@ JIT_CACHE_MAX = 256
 def jit(fn=None, *, static_argnums=(), static_argnames=(), dynamic=True, bounds=None, donate_argnums=(),
         device=None):
     """Compiles `fn` on first call per signature (decorator or call: frit.jit(f),
-    @frit.jit, @frit.jit(static_argnums=1)). dynamic=True: dims other than 0/1 are symbolic, so
+    @frit.jit, @frit.jit(static_argnums=1)). dynamic=True: dims over 4 are symbolic, so
     new sizes reuse the compiled code; dynamic=False: one compilation per concrete shape.
     bounds: out-of-range indices in explicit kernels, "clamp" / "check" / "unchecked" (None: the
     frit.set_bounds setting when first traced). donate_argnums: positional arguments whose arrays

@@ -99,9 +99,10 @@ def test_int_index_on_symbolic_dim():
     for a in (A, B):
         for r, e in zip(f(frit.asarray(a)), (a[3], a[-1, 2], a[:, -6])):
             np.testing.assert_array_equal(np.asarray(r), e)
+    assert f.trace_count == 1
+    # a dim of 4 or less is static in the signature: the bound is checked when traced
     with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 2"):
         f(frit.asarray(np.zeros((2, 6))))
-    assert f.trace_count == 1
 
 
 # ---------------------------------------------------------------- opt-in: clamp
@@ -154,7 +155,7 @@ def test_atleast_2d_symbolic():
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_argmax_keepdims_symbolic(axis):
     f = _jit_two(lambda x: frit.argmax(x, axis=axis, keepdims=True),
-                 lambda x: np.argmax(x, axis=axis, keepdims=True), [(5, 6), (7, 3)])
+                 lambda x: np.argmax(x, axis=axis, keepdims=True), [(5, 6), (7, 8)])
     assert f.trace_count == 1
 
 

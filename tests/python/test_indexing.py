@@ -343,9 +343,10 @@ def test_indexing_and_at_under_jit():
     def f(x, i, v):
         return x.at[i].add(v), x[i], x[1:, ::-1], x[:, 0], x.at[1, -1].set(-1.0), x[-1, None]
 
-    for n, m, k in [(5, 3, 2), (7, 5, 4), (9, 6, 3)]:  # same equality pattern of dims
+    # same equality pattern of dims, each over 4 (smaller dims are static in the signature)
+    for n, m, k in [(9, 6, 5), (11, 8, 7), (13, 10, 6)]:
         a = np.arange(n * m, dtype=np.float32).reshape(n, m)
-        i = np.array([n - 1, 2, 2, 0][:k])
+        i = np.array([n - 1, 2, 2, 0, 1, 3, n - 2][:k])
         v = np.ones((k, m), np.float32)
         r = f(a, i, v)
         np.testing.assert_array_equal(np.asarray(r[0]), _ref_update(a, i, v, "add"))
