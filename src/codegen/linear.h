@@ -57,6 +57,9 @@ typedef struct cg {
   int group, group_top;
 } cg;
 
+/* linear_group.c: the work-group size of a grouped rendering of the kernel (0: the kernel has
+ * none), and in *trip the length of the reduction its groups split. */
+int cgl_group_size(cg *g, frit_uop **trip);
 /* Combines accumulator acc (C type T) across the work-group: every thread gets the result of
  * folding all threads' values with rop (wide: integer sums and products in the wide type). */
 bool cgl_group_combine(cg *g, int b, const char *acc, const char *T, frit_op rop, frit_scalar_kind k, bool wide);

@@ -305,21 +305,3 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   }
   return ret;
 }
-bool cgl_group_combine(cg *g, int b, const char *acc, const char *T, frit_op rop, frit_scalar_kind k, bool wide) {
-  const char *S = g->dialect == FRIT_DIALECT_OPENCL ? "__local " : "", *bar = cg_group_barrier(g->dialect);
-  cg_str e = {0};
-  const char *xy[2] = {"x_", "y_"};
-  if (wide) cg_printf(&e, "x_ %s y_", rop == FRIT_OP_ADD ? "+" : "*");
-  else if (!cg_render_alu(g->ctx, &e, rop, k, xy, 2)) return cg_free(&e), g->failed = true, false;
-  /* a tree over the group's slots, in a fixed order (the same bits on every run) */
-  cgl_line(g, b, "{ %s%s *red_ = (%s%s *)frit_red; red_[frit_lid] = %s; %s", S, T, S, T, acc, bar);
-  cgl_line(g, b, "  for (int64_t s_ = frit_lsz / 2; s_ > 0; s_ /= 2) {");
-  cgl_line(g, b, "    if (frit_lid < s_) { %s x_ = red_[frit_lid], y_ = red_[frit_lid + s_]; red_[frit_lid] = %s; }", T,
-           e.s ? e.s : "x_");
-  cgl_line(g, b, "    %s", bar);
-  cgl_line(g, b, "  }");
-  cgl_line(g, b, "  %s = red_[0]; %s }", acc, bar);
-  bool ok = !e.oom;
-  cg_free(&e);
-  return ok || (frit_set_error(g->ctx, FRIT_ERR_NOMEM, "codegen: out of memory"), g->failed = true, false);
-}

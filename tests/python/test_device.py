@@ -293,9 +293,9 @@ _GROUP_CASES = [("sum", np.float32), ("sum", np.int32), ("sum", np.int8), ("sum"
 @pytest.mark.parametrize("shape", [(5, 1000), (1, 300), (3, 257), (70000,)])
 def test_work_group_reductions(op, dt, shape):
     """Reductions of 256 and more elements a point run a work-group per point on a device: each
-    thread folds a strided share, and the shares are combined in local memory (linear.c,
-    group_size). Every reduce op and dtype against numpy, with NaN rows for max/min and rows of
-    one element's worth of threads; (70000,) is the staged full sum."""
+    thread folds a strided share, and the shares are combined in local memory (linear_group.c).
+    Every reduce op and dtype against numpy, with NaN rows for max/min and rows of one
+    element's worth of threads; (70000,) is a whole-array reduction."""
     rng = np.random.default_rng(5)
     if dt == np.bool_:
         a = rng.random(shape) < (0.999 if op == "all" else 0.001)
