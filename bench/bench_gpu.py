@@ -26,7 +26,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 sys.path.insert(0, os.path.join(ROOT, "examples"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 import frit  # noqa: E402
+from bench_frameworks import frit_fn  # noqa: E402
+from frameworks import _key, _torch_fns  # noqa: E402
 from workloads import DT, EPS, chain_np, conv_np, softmax_np  # noqa: E402
 
 DEVICE = os.environ.get("FRIT_BENCH_DEVICE", "cuda")
@@ -96,60 +99,20 @@ def check(got, ref, rtol, atol):
 
 
 def torch_step(name, torch):
-    """The workload in torch (tensors on TDEV): a function of the torch inputs."""
-    F = torch.nn.functional
-    if name.startswith("matmul"):
-        return lambda a, b: a @ b
-    if name.startswith("conv2d"):
-        return lambda x, w: F.conv2d(x, w, padding=1)
-    if name.startswith("softmax"):
-        return lambda x: torch.softmax(x, dim=-1)
-    if name.startswith("reduce"):
-        return lambda x: torch.sum(x)
+    """The workload in torch (tensors on TDEV): bench/peers/frameworks.py's version."""
     if name.startswith("scale"):
         return lambda x: x * 2.0 + 1.0
-    if name.startswith("elementwise"):
-        def chain(t):
-            t = torch.clamp_min((t * 1.5 + 0.25) * 0.5 - 0.5, 0.0)
-            t = (t + 0.1) * -2.0
-            return torch.exp(t)
-        return chain
-
-    def nbody(x, v):
-        dx = x[None, :, :] - x[:, None, :]
-        d2 = torch.sum(dx * dx, dim=-1, keepdim=True) + float(EPS)
-        v2 = v + torch.sum(dx / d2 ** 1.5, dim=1) * float(DT)
-        return x + v2 * float(DT), v2
-    return nbody
+    return _torch_fns(torch)[_key(name)]
 
 
 def frit_step(name):
-    if name.startswith("matmul"):
-        return lambda a, b: a @ b
-    if name.startswith("conv2d"):
-        return lambda x, w: frit.conv2d(x, w, padding=(1, 1))
-    if name.startswith("softmax"):
-        return lambda x: frit.nn.softmax(x, axis=-1)
-    if name.startswith("reduce"):
-        return lambda x: frit.sum(x)
+    """frit's version: bench_frameworks.py's, plus the scale-add and the explicit n-body."""
     if name.startswith("scale"):
         return lambda x: x * 2.0 + 1.0
-    if name.startswith("elementwise"):
-        def chain(t):
-            t = frit.maximum((t * 1.5 + 0.25) * 0.5 - 0.5, 0.0)
-            t = (t + 0.1) * -2.0
-            return frit.exp(t)
-        return chain
     if name.startswith("nbody_explicit"):
         import nbody_explicit
         return nbody_explicit.step_explicit
-
-    def nbody(x, v):
-        dx = x[None, :, :] - x[:, None, :]
-        d2 = frit.sum(dx * dx, axis=-1, keepdims=True) + float(EPS)
-        v2 = v + frit.sum(dx / d2 ** 1.5, axis=1) * float(DT)
-        return x + v2 * float(DT), v2
-    return nbody
+    return frit_fn(name)
 
 
 def nbody_ref(x, v):
