@@ -38,8 +38,8 @@ typedef struct frit_device_ops {
   /* Runs kernel over g0 = [0, g0_extent) (the renderer's grid-stride loop covers any launch
    * size) with the kernel ABI of frit_device_kernel_abi: the arena, one byte offset per
    * parameter, the variables, the extent; in work-groups of `group` threads per g0 point when
-   * group > 0 (frit_cg_kernel.group). Geometry: frit_device_geometry. Asynchronous: read and
-   * sync wait for it. */
+   * group > 0 (frit_cg_kernel.group; never more than props.max_group: frit_device_use_groups
+   * checks). Geometry: frit_device_geometry. Asynchronous: read and sync wait for it. */
   frit_status (*launch)(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
                         int nparams, const int64_t *vars, int nvars, int64_t g0_extent, int group);
   frit_status (*sync)(frit_ctx *ctx, frit_device *d);

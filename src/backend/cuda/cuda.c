@@ -224,6 +224,7 @@ typedef struct cu_state {
   CUdevice dev;
   CUcontext cuctx;
   int arch; /* compute capability, e.g. 90 */
+  int64_t ept; /* $FRIT_CUDA_EPT when opened (0: unset) */
 } cu_state;
 
 static frit_status cu_fail(frit_ctx *ctx, cu_state *s, const char *call, CUresult r) {
@@ -308,9 +309,6 @@ static frit_status cu_read(frit_ctx *ctx, frit_device *d, void *buf, size_t off,
 static frit_status cu_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
                              int nparams, const int64_t *vars, int nvars, int64_t g0_extent, int group) {
   cu_state *s = d->impl;
-  if (group > 0 && (size_t)group > d->props.max_group)
-    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "cuda: a kernel needs work-groups of %d threads; %s allows %zu", group,
-                          d->props.name, d->props.max_group);
   /* the kernel reads as many parameters as it declares; the list may be longer */
   int nargs = 2 + nvars + nparams;
   void **args = malloc((size_t)nargs * sizeof *args);
@@ -321,12 +319,10 @@ static frit_status cu_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *
   for (int i = 0; i < nvars; i++) args[2 + i] = (void *)&vars[i];
   for (int i = 0; i < nparams; i++) args[2 + nvars + i] = (void *)&offsets[i];
   size_t grid, block;
-  /* FRIT_CUDA_EPT=k: launch a thread per k points instead of filling the device once */
-  const char *ept = getenv("FRIT_CUDA_EPT");
-  int64_t per = ept ? atoll(ept) : 0, max_threads = per > 0 ? (g0_extent + per - 1) / per : 0;
+  /* FRIT_CUDA_EPT=k: a thread per k points (a group per point) instead of filling the device once */
+  int64_t max_threads = s->ept <= 0 ? 0 : group > 0 ? (int64_t)1 << 30 : (g0_extent + s->ept - 1) / s->ept;
   if (max_threads > ((int64_t)1 << 30)) max_threads = (int64_t)1 << 30;
-  frit_device_geometry(d->props.compute_units, g0_extent, group, group > 0 && per > 0 ? (int64_t)1 << 30 : max_threads,
-                       &grid, &block);
+  frit_device_geometry(d->props.compute_units, g0_extent, group, max_threads, &grid, &block);
   s->api.CtxSetCurrent(s->cuctx);
   CUresult r = s->api.LaunchKernel(kernel, (unsigned)grid, 1, 1, (unsigned)block, 1, 1, 0, NULL, args, NULL);
   free(args);
@@ -398,6 +394,8 @@ frit_status frit_cuda_open(frit_ctx *ctx, frit_device **out) {
   s->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s->dev);
   s->api.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s->dev);
   s->arch = major * 10 + minor;
+  const char *ept = getenv("FRIT_CUDA_EPT");
+  s->ept = ept ? atoll(ept) : 0;
   s->api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, s->dev);
   d->props.compute_units = v;
   s->api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, s->dev);

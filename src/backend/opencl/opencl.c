@@ -186,9 +186,6 @@ static frit_status cl_read(frit_ctx *ctx, frit_device *d, void *buf, size_t off,
 static frit_status cl_launch(frit_ctx *ctx, frit_device *d, void *kernel, void *arena, const int64_t *offsets,
                              int nparams, const int64_t *vars, int nvars, int64_t g0_extent, int group) {
   cl_state *s = d->impl;
-  if (group > 0 && (size_t)group > d->props.max_group)
-    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "opencl: a kernel needs work-groups of %d threads; %s allows %zu", group,
-                          d->props.name, d->props.max_group);
   cl_kern *k = kernel;
   cl_mem a = arena;
   cl_int err = s->api.SetKernelArg(k->k, 0, sizeof a, &a);
