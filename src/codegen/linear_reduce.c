@@ -218,7 +218,10 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   }
   bool ok = true;
   /* a float sum of products accumulates by fused multiply-add: the product's operands are
-   * emitted instead of the product (fma_b[m]: the second operand) */
+   * emitted instead of the product (fma_b[m]: the second operand). Each member's update follows
+   * its own operands (no member reads another's accumulator), so a register tile's loads live
+   * one update long: emitted all before the updates, a 6x2 tile's 6 broadcasts and 12
+   * accumulators outgrew AVX2's 16 registers and gcc spilled (2x slower). */
   char *fma_b[MAX_FUSE];
   memset(fma_b, 0, sizeof fma_b);
   for (int m = 0; m < ng && ok; m++) {
@@ -230,14 +233,12 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
       ok = va && (vals[m] = cgl_strdup(g, va));
       const char *vb = ok ? cgl_emit(g, x->src[1], inner) : NULL;
       ok = ok && vb && (fma_b[m] = cgl_strdup(g, vb));
-      continue;
+    } else {
+      const char *v = cgl_emit(g, x, inner);
+      ok = v && (vals[m] = cgl_strdup(g, v));
     }
-    const char *v = cgl_emit(g, x, inner);
-    ok = v && (vals[m] = cgl_strdup(g, v));
-  }
-  for (int m = 0; m < ng && red && ok; m++) {
-    frit_uop *x = grp[m];
-    frit_scalar_kind k = frit_dtype_kind(x->dtype);
+    if (!ok || !red) continue;
+    x = grp[m];
     frit_op rop = (frit_op)x->arg.i0;
     cg_str e = {0};
     if (wide[m]) {

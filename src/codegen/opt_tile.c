@@ -1,11 +1,13 @@
 /* Register tiling of matmul-shaped kernels: out[i, j] = f(reductions over k of terms loading
- * contiguously along j). The (i, j) loops become i1 (the thread axis), j0, i0, ii, jj with
- * i = i1*IB + i0*TI + ii and j = j0*TJ + jj: the unroller then gives the TI rows their own
- * reductions in one k loop, and the renderer vectorises the jj loop outside-in, so each of the
- * TI accumulators is a vector register of TJ columns that stays in registers over k, every
- * loaded column vector of b serves TI rows, and the B panel (TJ columns) stays in cache over the
- * IB rows of a thread's block. Each output element still folds its k terms in order: results
- * are bit for bit those of the untiled loop. */
+ * contiguously along j). The (i, j) loops become i1 (the thread axis: blocks of TB row tiles),
+ * j0, i0, ii (TI rows), jv (JV vectors), jl (L lanes) with i = min((i1*TB + i0)*TI + ii, M - 1)
+ * and j = (j0*JV + jv)*L + jl. The unroller gives the TI x JV (row, vector) pairs their own
+ * reductions in one k loop, and the renderer vectorises the jl loop outside-in, so the kernel
+ * holds TI x JV vector accumulators over k (6 x 2 on AVX2: 12 of the 16 registers, 2 loads of b
+ * and 6 broadcasts of a per 12 FMAs) and a thread's B panel stays in cache over its TB tiles.
+ * Rows past M (the last tile of an M that TI does not divide) are clamped to row M - 1: they
+ * compute and store that row's values again, in the same thread. Each output element still folds
+ * its k terms in order: results are bit for bit those of the untiled loop. */
 #include "codegen/cg_internal.h"
 #include "ir/walk.h"
 
@@ -49,7 +51,7 @@ static bool loads_along(frit_uop *st, frit_uop *j) {
 }
 
 /* contiguous: a load reads along j as it stands (else only after j is split into panels) */
-static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out) {
+static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, int *nred_out) {
   frit_uop *st = e->src[0];
   if (st->op != FRIT_OP_STORE || st->nsrc != 2) return false;
   size_t n = 0;
@@ -57,6 +59,7 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out) {
   if (!nodes) return false;
   uint8_t *di = dep_map(st, i, nodes, n), *dj = dep_map(st, j, nodes, n);
   bool ok = di && dj, red = false;
+  int nred = 0;
   for (size_t k = 0; k < n && ok; k++) {
     frit_uop *u = nodes[k];
     frit_op op = (frit_op)u->op;
@@ -69,13 +72,52 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out) {
       for (uint32_t s = 1; s < u->nsrc && ok; s++)
         if (di[u->src[s]->src[0]->id] || dj[u->src[s]->src[0]->id]) ok = false; /* triangular */
       red = true;
+      nred++;
     }
   }
   free(nodes);
   free(di);
   free(dj);
   *contiguous_out = ok && red && loads_along(st, j);
+  *nred_out = nred;
   return ok && red;
+}
+
+static frit_uop *cint(frit_ctx *ctx, frit_dtype dt, int64_t v) { return frit_const_int(ctx, dt, v); }
+static frit_uop *mul(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return a && b ? frit_binary(ctx, FRIT_OP_MUL, a, b) : NULL; }
+static frit_uop *add(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return a && b ? frit_binary(ctx, FRIT_OP_ADD, a, b) : NULL; }
+
+/* Row tiles a thread block: enough that a block's rows of A are reused over many B panels, few
+ * enough that they stay in L2 (about 256 KiB here) over one panel's pass; then the count in
+ * [tb/2, tb] that leaves the fewest clamped (recomputed) tiles, at least 4 blocks if possible. */
+static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t esize) {
+  int64_t tb = 16;
+  if (K > 0)
+    while (tb > 2 && tb * TI * K * esize > 256 * 1024) tb /= 2;
+  while (tb > 1 && (T + tb - 1) / tb < 4) tb /= 2;
+  int64_t best = tb, waste = (T + tb - 1) / tb * tb - T;
+  for (int64_t c = tb - 1; c >= (tb + 1) / 2 && c >= 1; c--) {
+    int64_t w = (T + c - 1) / c * c - T;
+    if (w < waste) best = c, waste = w;
+  }
+  return best;
+}
+
+/* the static extent of the reduction (the first REDUCE's ranges), or -1 */
+static int64_t reduce_extent(frit_uop *st) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(st, &n);
+  int64_t k = -1;
+  for (size_t q = 0; q < n && k < 0 && nodes; q++)
+    if (nodes[q]->op == FRIT_OP_REDUCE) {
+      k = 1;
+      for (uint32_t s = 1; s < nodes[q]->nsrc && k > 0; s++) {
+        int64_t x = cext(nodes[q]->src[s]);
+        k = x > 0 ? k * x : -1;
+      }
+    }
+  free(nodes);
+  return k;
 }
 
 frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
@@ -85,32 +127,36 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   if (e->op != FRIT_OP_END || e->nsrc < 3 || e->nsrc > 16 || e->src[1] != g0) return ast;
   frit_uop *i = g0, *j = e->src[e->nsrc - 1];
   int64_t M = cext(i), N = cext(j);
-  if (M <= 0 || N <= 0 || N % 16 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
-  int64_t TI = M % 8 == 0 ? 8 : M % 4 == 0 ? 4 : 0, TJ = N % 32 == 0 ? 32 : 16, IB = TI;
-  if (!TI || M < 2 * TI) return ast;
-  /* a thread's block of rows: up to 64, keeping at least 4 blocks for the pool to share */
-  while (IB < 64 && M % (2 * IB) == 0 && M / (2 * IB) >= 4) IB *= 2;
+  if (M <= 0 || N <= 0 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
   bool contiguous = false;
-  if (!fits(e, i, j, &contiguous)) return ast;
+  int nred = 0;
+  if (!fits(e, i, j, &contiguous, &nred)) return ast;
+  frit_dtype vt = e->src[0]->src[1]->dtype;
+  int64_t L = frit_host_tile_lanes(vt), JV = N % (2 * L) == 0 && !frit_dtype_is_complex(vt) ? 2 : 1;
+  /* 12 vector accumulators (6 rows x 2 vectors) leave registers for the loads of b and the
+   * broadcast of a; one vector a row: 8 rows */
+  int64_t TI = (JV == 2 ? 6 : 8) / nred;
+  if (N % L || TI < 1 || M < 2 * TI) return ast;
+  int64_t T = (M + TI - 1) / TI, TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), frit_dtype_bits(vt) / 8);
+  int64_t NB = (T + TB - 1) / TB;
   frit_dtype dt = i->dtype;
-  frit_uop *i1 = frit_range(ctx, frit_const_int(ctx, dt, M / IB), 3000, FRIT_AXIS_GLOBAL);
-  frit_uop *i0 = frit_range(ctx, frit_const_int(ctx, dt, IB / TI), 3001, FRIT_AXIS_LOOP);
-  frit_uop *ii = frit_range(ctx, frit_const_int(ctx, dt, TI), 3002, FRIT_AXIS_UPCAST);
-  frit_uop *j0 = frit_range(ctx, frit_const_int(ctx, dt, N / TJ), 3003, FRIT_AXIS_LOOP);
-  frit_uop *jj = frit_range(ctx, frit_const_int(ctx, dt, TJ), 3004, FRIT_AXIS_LOOP);
-  if (!i1 || !i0 || !ii || !j0 || !jj) return NULL;
-  frit_uop *ie = frit_binary(ctx, FRIT_OP_ADD,
-                             frit_binary(ctx, FRIT_OP_ADD, frit_binary(ctx, FRIT_OP_MUL, i1, frit_const_int(ctx, dt, IB)),
-                                         frit_binary(ctx, FRIT_OP_MUL, i0, frit_const_int(ctx, dt, TI))),
-                             ii);
-  frit_uop *je = frit_binary(ctx, FRIT_OP_ADD, frit_binary(ctx, FRIT_OP_MUL, j0, frit_const_int(ctx, dt, TJ)), jj);
+  frit_uop *i1 = frit_range(ctx, cint(ctx, dt, NB), 3000, FRIT_AXIS_GLOBAL);
+  frit_uop *i0 = frit_range(ctx, cint(ctx, dt, TB), 3001, FRIT_AXIS_LOOP);
+  frit_uop *ii = frit_range(ctx, cint(ctx, dt, TI), 3002, FRIT_AXIS_UPCAST);
+  frit_uop *j0 = frit_range(ctx, cint(ctx, dt, N / (JV * L)), 3003, FRIT_AXIS_LOOP);
+  frit_uop *jv = frit_range(ctx, cint(ctx, dt, JV), 3005, FRIT_AXIS_UPCAST);
+  frit_uop *jl = frit_range(ctx, cint(ctx, dt, L), 3004, FRIT_AXIS_LOOP);
+  if (!i1 || !i0 || !ii || !j0 || !jv || !jl) return NULL;
+  frit_uop *ie = add(ctx, mul(ctx, add(ctx, mul(ctx, i1, cint(ctx, dt, TB)), i0), cint(ctx, dt, TI)), ii);
+  if (ie && NB * TB * TI != M) ie = frit_binary(ctx, FRIT_OP_MIN, ie, cint(ctx, dt, M - 1));
+  frit_uop *je = add(ctx, mul(ctx, add(ctx, mul(ctx, j0, cint(ctx, dt, JV)), jv), cint(ctx, dt, L)), jl);
   if (!ie || !je) return NULL;
   frit_uop *from[2] = {i, j}, *to[2] = {ie, je};
   frit_uop *st = cg_subst(ctx, e->src[0], from, to, 2);
   if (!st) return ctx->status == FRIT_OK ? ast : NULL;
-  /* B packed in panels of TJ columns (tensor/linalg.c) is read at (j / TJ, k, j % TJ): with
-   * j = j0*TJ + jj that simplifies to consecutive jj */
-  if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jj))) return st ? ast : NULL;
+  /* B packed in panels of JV*L columns (tensor/linalg.c) is read at (j / (JV*L), k, j % (JV*L)):
+   * with j as above that simplifies to consecutive jl */
+  if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jl))) return st ? ast : NULL;
   frit_uop *es[24];
   int w = 0;
   es[w++] = st;
@@ -119,7 +165,8 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   es[w++] = j0;
   es[w++] = i0;
   es[w++] = ii;
-  es[w++] = jj;
+  es[w++] = jv;
+  es[w++] = jl;
   frit_arg z = frit_arg_none();
   frit_uop *ne = frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, w, &z);
   frit_uop *sink = ne ? frit_uop_replace_src(ctx, ast, &ne, 1) : NULL;

@@ -98,7 +98,7 @@ static frit_uop *unroll_reduce(frit_ctx *ctx, frit_uop *u) {
 
 static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
 
-#define MAX_STORES 8
+#define MAX_STORES 16
 
 /* END(eff, ..., c, ...) with c small and eff a store (or a GROUP of stores: a kernel with several
  * outputs, as the n-body step's x and v) whose values hold reductions that depend on c:
@@ -106,7 +106,7 @@ static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
  * their loops (the renderer fuses REDUCEs over the same ranges) and every subexpression that
  * does not depend on c. The stores write distinct elements and the kernel reads none of them
  * (no AFTER), so their order does not matter. */
-static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
+static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0, bool upcast_only) {
   frit_uop *eff = e->src[0];
   frit_uop *const *st = &eff;
   int ns = 1;
@@ -119,7 +119,7 @@ static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
   for (uint32_t t = 0; t < 2 * (e->nsrc - 1) && pick < 0; t++) {
     uint32_t i = e->nsrc - 1 - t % (e->nsrc - 1);
     frit_uop *c = e->src[i];
-    if ((t < e->nsrc - 1) != (c->arg.i1 == FRIT_AXIS_UPCAST)) continue;
+    if ((t < e->nsrc - 1) != (c->arg.i1 == FRIT_AXIS_UPCAST) || (upcast_only && t >= e->nsrc - 1)) continue;
     if (c == g0 || !small_range(c) || c->arg.i1 == FRIT_AXIS_REDUCE) continue;
     if (c->src[0]->arg.value.i == 1) { /* a loop of one iteration: always dropped */
       pick = (int)i;
@@ -193,8 +193,14 @@ frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0) {
     }
     frit_uop *nu = same ? u : frit_uop_replace_src(ctx, u, src, (int)u->nsrc);
     if (nu && nu->op == FRIT_OP_REDUCE) nu = unroll_reduce(ctx, nu);
-    else if (nu && nu->op == FRIT_OP_END && nu->nsrc >= 2 && contains(nu->src[0], NULL, is_reduce))
-      nu = unroll_end(ctx, nu, g0);
+    else
+      /* again while it unrolls UPCAST axes: a register tile has two (rows, column vectors) */
+      for (int pass = 0; nu && nu->op == FRIT_OP_END && nu->nsrc >= 2 && contains(nu->src[0], NULL, is_reduce);
+           pass++) {
+        frit_uop *before = nu;
+        nu = unroll_end(ctx, nu, g0, pass > 0);
+        if (nu == before) break;
+      }
     if (!nu) goto done;
     map[u->id] = nu;
   }

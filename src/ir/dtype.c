@@ -141,3 +141,13 @@ frit_status frit_dtype_parse(const char *s, size_t len, frit_dtype *out) {
   *out = dt;
   return FRIT_OK;
 }
+
+int frit_host_tile_lanes(frit_dtype dt) {
+  int bytes = frit_dtype_bits(dt) / 8, vbytes = 32;
+#if defined(__x86_64__) && defined(__GNUC__)
+  /* the kernels are compiled with -march=native for this machine (prelude: 512-bit preferred) */
+  vbytes = __builtin_cpu_supports("avx512f") ? 64 : __builtin_cpu_supports("avx2") ? 32 : 16;
+#endif
+  int lanes = vbytes / (bytes < 4 ? 4 : bytes);
+  return lanes < 8 ? 8 : lanes;
+}

@@ -90,6 +90,11 @@ bool frit_ctx_own(frit_ctx *ctx, void *ptr, void (*destroy)(void *));
 /* Keeps a copy of a string in the context's result slot (replacing the previous one). */
 const char *frit_ctx_keep_string(frit_ctx *ctx, char *malloced);
 
+/* Elements of dt that one vector register of this machine holds, counting 8- and 16-bit types
+ * as the 32-bit values they compute in, and never fewer than 8: the register tiler's column
+ * step (codegen/opt_tile.c), which the matmul's packed panels (tensor/linalg.c) match. */
+int frit_host_tile_lanes(frit_dtype dt);
+
 /* Node for an id (0 <= id < frit_node_count). */
 static inline frit_uop *frit_node_by_id(const frit_ctx *ctx, uint32_t id) { return ctx->nodes[id]; }
 

@@ -39,17 +39,17 @@ static bool dim_is_one(const frit_uop *d) { return frit_dim_value(d) == 1; }
  * 1024^2 f32 matmul. The copy costs one pass over B, the product M passes; small static products
  * keep B as it is. Symbolic sizes (default jit, eager) cannot be judged when the graph is built:
  * B is packed (zero-padded to whole panels) unless a static dim is small. */
-enum { PANEL_MAX = 32, PACK_MIN_DIM = 64 };
+enum { PACK_MIN_DIM = 64 };
 
 static frit_tensor *packed_panels(frit_ctx *ctx, frit_tensor *b, frit_uop *m_dim) {
   const frit_shape *s = ti_shape(ctx, b);
   frit_uop *kd = s->dims[0], *nd = s->dims[1];
   int64_t M = frit_dim_value(m_dim), K = frit_dim_value(kd), N = frit_dim_value(nd);
-  /* the tiler's column tile: 32, or 16 where a static N is a multiple of 16 only (784 = 16 * 49,
-   * a CNN's flattened features), whose panels of 16 it reads at (j0, k, jj) just the same */
-  int64_t PANEL = N >= 0 && N % PANEL_MAX && N % 16 == 0 ? 16 : PANEL_MAX;
-  if ((M >= 0 && (M < PACK_MIN_DIM || M % 4)) || (K >= 0 && K < PACK_MIN_DIM) || (N >= 0 && N < 2 * PANEL))
-    return b;
+  /* the tiler's column tile: two vectors of lanes, or one where a static N is a multiple of one
+   * only, whose panels it reads at (j0, k, jl) just the same */
+  int64_t lanes = frit_host_tile_lanes(frit_tensor_dtype(b));
+  int64_t PANEL = N >= 0 && N % (2 * lanes) && N % lanes == 0 ? lanes : 2 * lanes;
+  if ((M >= 0 && M < PACK_MIN_DIM) || (K >= 0 && K < PACK_MIN_DIM) || (N >= 0 && N < 2 * PANEL)) return b;
   if (M >= 0 && K >= 0 && N >= 0 && (N % PANEL || M * N * K < ((int64_t)1 << 21))) return b;
   int perm[3] = {1, 0, 2};
   /* padded by PANEL - 1 zero columns and cut to whole panels: both amounts provably in range */
