@@ -90,11 +90,12 @@ static frit_uop *add(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return a && b ? 
 /* Row tiles a thread block: enough that a block's rows of A are reused over many B panels, few
  * enough that they stay in L2 (about 256 KiB here) over one panel's pass; then the count in
  * [tb/2, tb] that leaves the fewest clamped (recomputed) tiles, at least 4 blocks if possible. */
-static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t esize) {
+static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t esize, int64_t min_blocks) {
   int64_t tb = 16;
   if (K > 0)
     while (tb > 2 && tb * TI * K * esize > 256 * 1024) tb /= 2;
-  while (tb > 1 && (T + tb - 1) / tb < 4) tb /= 2;
+  if (tb > T) tb = T;
+  while (tb > 1 && (T + tb - 1) / tb < min_blocks) tb /= 2;
   int64_t best = tb, waste = (T + tb - 1) / tb * tb - T;
   for (int64_t c = tb - 1; c >= (tb + 1) / 2 && c >= 1; c--) {
     int64_t w = (T + c - 1) / c * c - T;
@@ -125,7 +126,10 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   if (!g0 || ast->op != FRIT_OP_SINK || ast->nsrc != 1) return ast;
   frit_uop *e = ast->src[0];
   if (e->op != FRIT_OP_END || e->nsrc < 3 || e->nsrc > 16 || e->src[1] != g0) return ast;
-  frit_uop *i = g0, *j = e->src[e->nsrc - 1];
+  /* the rows: the range next to j (a conv's output column ow beside its channels o: the rows of
+   * a tile then read neighbouring inputs), else the thread axis (a matmul's i) */
+  uint32_t ri = e->nsrc > 3 && cext(e->src[e->nsrc - 2]) >= 12 ? e->nsrc - 2 : 1;
+  frit_uop *i = e->src[ri], *j = e->src[e->nsrc - 1];
   int64_t M = cext(i), N = cext(j);
   if (M <= 0 || N <= 0 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
   bool contiguous = false;
@@ -137,10 +141,11 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
    * broadcast of a; one vector a row: 8 rows */
   int64_t TI = (JV == 2 ? 6 : 8) / nred;
   if (N % L || TI < 1 || M < 2 * TI) return ast;
-  int64_t T = (M + TI - 1) / TI, TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), frit_dtype_bits(vt) / 8);
+  int64_t T = (M + TI - 1) / TI;
+  int64_t TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), frit_dtype_bits(vt) / 8, i == g0 ? 4 : 1);
   int64_t NB = (T + TB - 1) / TB;
   frit_dtype dt = i->dtype;
-  frit_uop *i1 = frit_range(ctx, cint(ctx, dt, NB), 3000, FRIT_AXIS_GLOBAL);
+  frit_uop *i1 = frit_range(ctx, cint(ctx, dt, NB), 3000, i == g0 ? FRIT_AXIS_GLOBAL : FRIT_AXIS_LOOP);
   frit_uop *i0 = frit_range(ctx, cint(ctx, dt, TB), 3001, FRIT_AXIS_LOOP);
   frit_uop *ii = frit_range(ctx, cint(ctx, dt, TI), 3002, FRIT_AXIS_UPCAST);
   frit_uop *j0 = frit_range(ctx, cint(ctx, dt, N / (JV * L)), 3003, FRIT_AXIS_LOOP);
@@ -160,8 +165,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   frit_uop *es[24];
   int w = 0;
   es[w++] = st;
-  es[w++] = i1;
-  for (uint32_t k = 2; k + 1 < e->nsrc; k++) es[w++] = e->src[k];
+  for (uint32_t k = 1; k + 1 < e->nsrc; k++) es[w++] = k == ri ? i1 : e->src[k];
   es[w++] = j0;
   es[w++] = i0;
   es[w++] = ii;
@@ -170,6 +174,6 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   frit_arg z = frit_arg_none();
   frit_uop *ne = frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, es, w, &z);
   frit_uop *sink = ne ? frit_uop_replace_src(ctx, ast, &ne, 1) : NULL;
-  if (sink) *g0p = i1;
+  if (sink && i == g0) *g0p = i1;
   return sink;
 }
