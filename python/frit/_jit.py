@@ -8,8 +8,8 @@ each other (each other size becomes a DEFINE_VAR shared by all dims of that size
 time); with dynamic=False the concrete shape. Small dims are compiled as constants: they are the
 fixed sizes of coordinates, colour channels and kernel windows, and a size-3 axis known to be 3
 is unrolled and fused (an n-body step's (N, 3) positions: one kernel instead of two that
-materialise N x N distances); a program called with several small sizes compiles once each. A cache hit is a dict lookup, binding the variables, np.empty per output and
-one frit_program_run call: everything else is precomputed when the signature is first seen.
+materialise N x N distances); a program called with several small sizes compiles once each. A cache hit is a dict lookup, binding the variables, an empty array per output (outputs of
+1 MiB or more reuse freed buffers: frit._outpool) and one frit_program_run call: everything else is precomputed when the signature is first seen.
 
 donate_argnums: the array leaves of those positional arguments give their memory to outputs of
 the same shape and dtype (the output at the same pytree path first, then the first free one;
@@ -34,6 +34,7 @@ from . import _lib as L
 from . import _session as S
 from . import _bounds as B
 from . import _donate as DN
+from . import _outpool
 from ._errors import FritError, FritTypeError
 
 _p = C.c_void_p
@@ -54,7 +55,7 @@ _Array = A.Array
 _ndarray = np.ndarray
 _wrap = A._wrap
 _concrete_node = A._concrete_node
-_np_empty = np.empty
+_np_empty = _outpool.empty  # large outputs reuse freed buffers (no page faults)
 _BY_NP = {d.value: d for d in D.ALL if d is not D.bfloat16}
 _DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dereferenced)
 _DUMMY_PTR = _DUMMY.ctypes.data

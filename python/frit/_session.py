@@ -70,6 +70,7 @@ import weakref
 
 import numpy as np
 
+from . import _outpool
 from . import _lib as L
 from ._errors import FritError
 from ._profile import P as _PROF, note as _prof_note
@@ -178,7 +179,7 @@ class Program:
         """inputs: C-contiguous numpy storage arrays in program input order (or in_ptrs: their
         data pointers); vars: {name: int}; out_shapes/out_dtypes: per output (numpy storage
         dtypes). Returns the output arrays."""
-        outs = [np.empty(s, d) for s, d in zip(out_shapes, out_dtypes)]
+        outs = [_outpool.empty(s, d) for s, d in zip(out_shapes, out_dtypes)]
         if in_ptrs is None:
             in_ptrs = [_data_ptr(a) for a in inputs]
         ins = (_p * max(1, len(in_ptrs)))(*in_ptrs)

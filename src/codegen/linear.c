@@ -226,6 +226,17 @@ static bool unrolled_in_text(cg *g, blk *B, blk *P) {
       end->op != FRIT_OP_CONST || end->arg.value.i < 2 || end->arg.value.i > 8 ||
       end->arg.value.i * B->copies > MAX_UNROLL_COPIES)
     return false;
+  /* only under a loop of output lanes that may be vectorised outside-in (a register tile's):
+   * elsewhere the copies let gcc 12.2's loop vectoriser take the reduction loop around them
+   * as an in-order (fold-left) reduction, which it miscompiles with a negative stride (the sum
+   * of a flipped array, tests/python/test_op_regressions.py) */
+  bool lanes = false;
+  for (int a = P->parent; a >= 0 && !lanes; a = g->blocks[a].parent) {
+    const blk *A = &g->blocks[a];
+    frit_uop *ra = A->rix >= 0 ? g->ranges[A->rix] : NULL;
+    lanes = ra && ra != g->g0 && !reduce_axis(ra) && ra->src[0]->op == FRIT_OP_CONST && ra->src[0]->arg.value.i >= 8;
+  }
+  if (!lanes) return false;
   const char *T = cg_ctype(frit_dtype_kind(r->dtype));
   for (int64_t t = 0; t < end->arg.value.i; t++) {
     cgl_line(g, B->parent, "{ const %s r%" PRIu32 " = %" PRId64 ";", T, L(g, r), t);

@@ -5,9 +5,9 @@
  * reductions in one k loop, and the renderer vectorises the jl loop outside-in, so the kernel
  * holds TI x JV vector accumulators over k (6 x 2 on AVX2: 12 of the 16 registers, 2 loads of b
  * and 6 broadcasts of a per 12 FMAs) and a thread's B panel stays in cache over its TB tiles.
- * Rows past M (the last tile of an M that TI does not divide) are clamped to row M - 1: they
- * compute and store that row's values again, in the same thread. Each output element still folds
- * its k terms in order: results are bit for bit those of the untiled loop. */
+ * Rows past M (the last tile of an M that TI does not divide) read row M - 1 (in bounds) and
+ * store nothing. Each output element still folds its k terms in order: results are bit for bit
+ * those of the untiled loop. */
 #include "codegen/cg_internal.h"
 #include "ir/walk.h"
 
@@ -121,6 +121,17 @@ static int64_t reduce_extent(frit_uop *st) {
   return k;
 }
 
+/* STORE(INDEX(buf, idx[, gate]), v) -> the same with the gate row < M (and the old gate) */
+static frit_uop *gate_store(frit_ctx *ctx, frit_uop *st, frit_uop *row, frit_uop *m) {
+  frit_uop *ix = st->src[0], *in = row && m ? frit_binary(ctx, FRIT_OP_CMPLT, row, m) : NULL;
+  if (in && ix->nsrc > 2) in = frit_binary(ctx, FRIT_OP_AND, ix->src[2], in);
+  if (!in) return NULL;
+  frit_uop *srcs[3] = {ix->src[0], ix->src[1], in};
+  frit_uop *nix = frit_uop_replace_src(ctx, ix, srcs, 3);
+  frit_uop *ss[2] = {nix, st->src[1]};
+  return nix ? frit_uop_replace_src(ctx, st, ss, 2) : NULL;
+}
+
 frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   frit_uop *g0 = *g0p;
   if (!g0 || ast->op != FRIT_OP_SINK || ast->nsrc != 1) return ast;
@@ -152,13 +163,18 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   frit_uop *jv = frit_range(ctx, cint(ctx, dt, JV), 3005, FRIT_AXIS_UPCAST);
   frit_uop *jl = frit_range(ctx, cint(ctx, dt, L), 3004, FRIT_AXIS_LOOP);
   if (!i1 || !i0 || !ii || !j0 || !jv || !jl) return NULL;
-  frit_uop *ie = add(ctx, mul(ctx, add(ctx, mul(ctx, i1, cint(ctx, dt, TB)), i0), cint(ctx, dt, TI)), ii);
-  if (ie && NB * TB * TI != M) ie = frit_binary(ctx, FRIT_OP_MIN, ie, cint(ctx, dt, M - 1));
+  frit_uop *row = add(ctx, mul(ctx, add(ctx, mul(ctx, i1, cint(ctx, dt, TB)), i0), cint(ctx, dt, TI)), ii), *ie = row;
+  bool clamp = NB * TB * TI != M;
+  if (ie && clamp) ie = frit_binary(ctx, FRIT_OP_MIN, ie, cint(ctx, dt, M - 1));
   frit_uop *je = add(ctx, mul(ctx, add(ctx, mul(ctx, j0, cint(ctx, dt, JV)), jv), cint(ctx, dt, L)), jl);
   if (!ie || !je) return NULL;
   frit_uop *from[2] = {i, j}, *to[2] = {ie, je};
   frit_uop *st = cg_subst(ctx, e->src[0], from, to, 2);
   if (!st) return ctx->status == FRIT_OK ? ast : NULL;
+  /* rows past M read row M - 1 (in bounds) but store nothing: storing its values again could
+   * apply an in-place update twice (a donated parameter the step reads and writes, p - lr*g) */
+  if (clamp && (st->src[0]->op != FRIT_OP_INDEX || !(st = gate_store(ctx, st, row, cint(ctx, dt, M)))))
+    return ctx->status == FRIT_OK ? ast : NULL;
   /* B packed in panels of JV*L columns (tensor/linalg.c) is read at (j / (JV*L), k, j % (JV*L)):
    * with j as above that simplifies to consecutive jl */
   if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jl))) return st ? ast : NULL;

@@ -188,3 +188,17 @@ def test_large_conv_product_is_a_vectorised_register_tile(dynamic):
         product = src[src.index("mul_sum"):]
         assert "{ const int64_t r" in product and "#pragma omp simd\n" in product, product[:4000]
         assert product.count("frit_fmaf(") >= 6, product[:4000]
+
+
+@pytest.mark.parametrize("m", [13, 67])
+def test_tiled_in_place_update_applies_once_per_row(m):
+    """A donated parameter updated in place by a tiled product's epilogue (p - lr * a @ b: the
+    kernel reads p and writes p's memory): the last tile's rows past M read row M - 1 but must not
+    store it again, which would apply row M - 1's update several times (the SGD step of a dense
+    layer went wrong that way)."""
+    rng = np.random.default_rng(m)
+    p, a, b = (rng.standard_normal(s).astype(np.float32) for s in ((m, 16), (m, 64), (64, 16)))
+    want = p.astype(np.float64) - 0.5 * (a.astype(np.float64) @ b)
+    f = frit.jit(lambda p, a, b: p - 0.5 * (a @ b), donate_argnums=0, dynamic=False)
+    got = np.asarray(f(p.copy(), a, b))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -202,3 +202,35 @@ def test_program_cache_is_bounded(monkeypatch):
         pcs.add(pc.sid)
         assert len(pc._programs) <= 6 + 1
     assert len(pcs) >= 3
+
+
+def test_large_outputs_reuse_freed_buffers_and_never_live_ones(monkeypatch):
+    """Outputs of 1 MiB or more come from frit._outpool: a dropped output's buffer serves the next
+    call (no fresh mapping, no page faults), while an output that is still referenced, directly or
+    through a view, keeps its memory and values. Its free buffers stay under the pool's cap."""
+    from frit import _outpool
+    f = frit.jit(lambda x: x * 2.0 + 1.0)
+    x = np.arange(1 << 19, dtype=np.float32)  # 2 MiB
+    want = x * 2.0 + 1.0
+    a = np.asarray(f(x))
+    pa = a.ctypes.data
+    b = np.asarray(f(x))
+    assert b.ctypes.data != pa  # a is alive
+    keep = a[100:200]
+    del a
+    c = np.asarray(f(x + 1))
+    assert c.ctypes.data != pa  # a view of a is alive
+    np.testing.assert_array_equal(keep, want[100:200])
+    del keep, c
+    d = np.asarray(f(x))
+    e = np.asarray(frit.asarray(x) * 3.0)  # eager ops too
+    assert pa in (d.ctypes.data, e.ctypes.data)  # a's buffer, free again, was reused
+    np.testing.assert_array_equal(d, want)
+    np.testing.assert_array_equal(e, x * 3.0)
+    np.testing.assert_array_equal(b, want)
+    small = np.asarray(f(x[:1000]))  # below the threshold: numpy's own allocation
+    np.testing.assert_array_equal(small, want[:1000])
+    monkeypatch.setattr(_outpool, "MAX_POOL_BYTES", 16 << 20)
+    for n in range(40):  # many sizes: the free buffers stay under the cap
+        np.asarray(f(np.ones((1 << 20) + n * 4096, np.float32)))
+    assert _outpool._total <= (16 << 20) + (5 << 20) + 3 * (2 << 20)
