@@ -5,9 +5,9 @@
  * reductions in one k loop, and the renderer vectorises the jl loop outside-in, so the kernel
  * holds TI x JV vector accumulators over k (6 x 2 on AVX2: 12 of the 16 registers, 2 loads of b
  * and 6 broadcasts of a per 12 FMAs) and a thread's B panel stays in cache over its TB tiles.
- * Rows past M (the last tile of an M that TI does not divide) read row M - 1 (in bounds) and
- * store nothing. Each output element still folds its k terms in order: results are bit for bit
- * those of the untiled loop. */
+ * Rows past M (the last tile of an M that TI does not divide) read row M - 1 and store its values
+ * again, in the same thread (see cg_tile for in-place updates). Each output element still folds
+ * its k terms in order: results are bit for bit those of the untiled loop. */
 #include "codegen/cg_internal.h"
 #include "ir/walk.h"
 
@@ -121,6 +121,26 @@ static int64_t reduce_extent(frit_uop *st) {
   return k;
 }
 
+/* Does v read memory at row i outside its reductions (an in-place update's own element, p in
+ * p - lr * a @ b, whose buffer a donated call also writes)? */
+static bool epilogue_reads_row(frit_uop *v, frit_uop *i) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(v, &n);
+  uint8_t *outside = nodes ? calloc((size_t)v->id + 1, 1) : NULL, *di = nodes ? dep_map(v, i, nodes, n) : NULL;
+  bool r = !outside || !di; /* conservative on OOM */
+  if (outside) outside[v->id] = 1;
+  for (size_t k = n; k-- > 0 && !r;) {
+    frit_uop *u = nodes[k];
+    if (!outside[u->id] || u->op == FRIT_OP_REDUCE) continue;
+    if (u->op == FRIT_OP_LOAD && di[u->id]) r = true;
+    for (uint32_t q = 0; q < u->nsrc; q++) outside[u->src[q]->id] = 1;
+  }
+  free(nodes);
+  free(outside);
+  free(di);
+  return r;
+}
+
 /* STORE(INDEX(buf, idx[, gate]), v) -> the same with the gate row < M (and the old gate) */
 static frit_uop *gate_store(frit_ctx *ctx, frit_uop *st, frit_uop *row, frit_uop *m) {
   frit_uop *ix = st->src[0], *in = row && m ? frit_binary(ctx, FRIT_OP_CMPLT, row, m) : NULL;
@@ -151,6 +171,13 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   /* 12 vector accumulators (6 rows x 2 vectors) leave registers for the loads of b and the
    * broadcast of a; one vector a row: 8 rows */
   int64_t TI = (JV == 2 ? 6 : 8) / nred;
+  /* rows past M (the last tile when TI does not divide M) read row M - 1 and store its values
+   * again: the same values, unless the value reads its own element outside the reductions (an
+   * in-place update would then apply twice). Such a kernel takes a row tile that divides M, or
+   * else gates the stores of those rows (correct, but gcc does not vectorise the gated tile). */
+  bool epi = epilogue_reads_row(e->src[0]->src[1], i);
+  for (int64_t t = TI; epi && M % TI && t >= 2; t--)
+    if (M % t == 0 && M >= 2 * t) TI = t;
   if (N % L || TI < 1 || M < 2 * TI) return ast;
   int64_t T = (M + TI - 1) / TI;
   int64_t TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), frit_dtype_bits(vt) / 8, i == g0 ? 4 : 1);
@@ -171,9 +198,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   frit_uop *from[2] = {i, j}, *to[2] = {ie, je};
   frit_uop *st = cg_subst(ctx, e->src[0], from, to, 2);
   if (!st) return ctx->status == FRIT_OK ? ast : NULL;
-  /* rows past M read row M - 1 (in bounds) but store nothing: storing its values again could
-   * apply an in-place update twice (a donated parameter the step reads and writes, p - lr*g) */
-  if (clamp && (st->src[0]->op != FRIT_OP_INDEX || !(st = gate_store(ctx, st, row, cint(ctx, dt, M)))))
+  if (clamp && epi && (st->src[0]->op != FRIT_OP_INDEX || !(st = gate_store(ctx, st, row, cint(ctx, dt, M)))))
     return ctx->status == FRIT_OK ? ast : NULL;
   /* B packed in panels of JV*L columns (tensor/linalg.c) is read at (j / (JV*L), k, j % (JV*L)):
    * with j as above that simplifies to consecutive jl */

@@ -190,12 +190,12 @@ def test_large_conv_product_is_a_vectorised_register_tile(dynamic):
         assert product.count("frit_fmaf(") >= 6, product[:4000]
 
 
-@pytest.mark.parametrize("m", [13, 67])
+@pytest.mark.parametrize("m", [13, 20, 67])
 def test_tiled_in_place_update_applies_once_per_row(m):
     """A donated parameter updated in place by a tiled product's epilogue (p - lr * a @ b: the
     kernel reads p and writes p's memory): the last tile's rows past M read row M - 1 but must not
     store it again, which would apply row M - 1's update several times (the SGD step of a dense
-    layer went wrong that way)."""
+    layer went wrong that way). M = 20 takes 4-row tiles, 13 and 67 (primes) gate those stores."""
     rng = np.random.default_rng(m)
     p, a, b = (rng.standard_normal(s).astype(np.float32) for s in ((m, 16), (m, 64), (64, 16)))
     want = p.astype(np.float64) - 0.5 * (a.astype(np.float64) @ b)
