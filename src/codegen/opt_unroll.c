@@ -99,6 +99,7 @@ static frit_uop *unroll_reduce(frit_ctx *ctx, frit_uop *u) {
 static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
 
 #define MAX_STORES 16
+#define MAX_TILE_STORES 12
 
 /* END(eff, ..., c, ...) with c small and eff a store (or a GROUP of stores: a kernel with several
  * outputs, as the n-body step's x and v) whose values hold reductions that depend on c:
@@ -147,6 +148,11 @@ static frit_uop *unroll_end(frit_ctx *ctx, frit_uop *e, frit_uop *g0, bool upcas
     uses_c[s] = contains(st[s]->src[0], c, NULL);
     if (!uses_c[s] && E > 1 && contains(st[s], c, NULL)) return e;
   }
+  /* a second axis only while the copies fit a register tile (the tiler's 6 rows x 2 vectors):
+   * a conv's 5x5 taps as 25 accumulators spilled, where 5 had not */
+  int nuse = 0;
+  for (int s = 0; s < ns; s++) nuse += uses_c[s];
+  if (upcast_only && (ns - nuse) + nuse * E > MAX_TILE_STORES) return e;
   /* one flat GROUP of the stores' copies, copy by copy */
   frit_uop *parts[MAX_UNROLL * MAX_STORES];
   int np = 0;
