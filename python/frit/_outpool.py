@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 MIN_BYTES = 1 << 20      # smaller outputs come from numpy's allocator as before
-MAX_POOL_BYTES = 1 << 29  # free buffers kept at most (512 MiB); the oldest go first
+MAX_POOL_BYTES = 1 << 28  # pool bytes past which free buffers are dropped (256 MiB)
 _getrefcount = sys.getrefcount
 _lock = threading.Lock()
 _buffers = {}             # nbytes -> list of raw uint8 arrays (in use or free)
