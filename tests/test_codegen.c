@@ -534,6 +534,28 @@ static void test_opt_passes(void) {
     CHECK(o && g0e && frit_uop_op(g0e) == FRIT_OP_CONST &&
           (frit_uop_arg(g0e)->value.i < mm[c].M) == tiled);
   }
+  /* out[i, c, j] = sum_k a[i,k] b[k,j] + s[c]: the range next to j (c) is static and long, but
+   * no reduction reads it: the rows are the thread axis i again (tiled, g0 = row blocks) */
+  {
+    tcase *t = &cs[nc++];
+    memset(t, 0, sizeof *t);
+    frit_uop *ri = frit_range(ctx, ci(24), 0, FRIT_AXIS_GLOBAL), *rc = frit_range(ctx, ci(12), 1, FRIT_AXIS_LOOP);
+    frit_uop *rj = frit_range(ctx, ci(16), 2, FRIT_AXIS_LOOP), *rk = frit_range(ctx, ci(20), 3, FRIT_AXIS_REDUCE);
+    frit_uop *a = load(idx(global(1, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(20)), rk)));
+    frit_uop *b = load(idx(global(2, FRIT_F32), bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, rk, ci(16)), rj)));
+    frit_uop *v = bin(FRIT_OP_ADD, reduce(FRIT_OP_ADD, bin(FRIT_OP_MUL, a, b), rk), load(idx(global(3, FRIT_F32), rc)));
+    frit_uop *o = bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, bin(FRIT_OP_ADD, bin(FRIT_OP_MUL, ri, ci(12)), rc), ci(16)), rj);
+    frit_uop *st = store(idx(global(0, FRIT_F32), o), v);
+    t->ast = sink1(node(FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st, ri, rc, rj}, 4, frit_arg_none()));
+    frit_scalar xv[4096];
+    for (int q = 0; q < 4096; q++) xv[q].f = (double)((q * 29) % 23) - 11.5;
+    t->nb = 4, t->b[0] = mkbuf(FRIT_F32, 24 * 12 * 16, NULL, 0), t->b[1] = mkbuf(FRIT_F32, 24 * 20, xv, 4096);
+    t->b[2] = mkbuf(FRIT_F32, 20 * 16, xv + 7, 4000), t->b[3] = mkbuf(FRIT_F32, 12, xv + 3, 100);
+    t->tol = 1e-6, t->atol = 1e-4;
+    snprintf(t->what, sizeof t->what, "tiled matmul with a middle axis no reduction reads");
+    frit_uop *g0e = NULL;
+    CHECK(frit_codegen_optimize(ctx, t->ast, &g0e) && frit_uop_arg(g0e)->value.i < 24);
+  }
   /* not tiled: M = 5, shorter than two tiles (the untiled paths stay correct) */
   {
     tcase *t = &cs[nc++];

@@ -206,64 +206,12 @@ int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
   return at < 0 ? 0 : at;
 }
 
-/* Unrolled loops nest multiplicatively: gcc copies the whole nest below a `#pragma GCC unroll`
- * loop, and f16/bf16 bodies carry a rounding helper per operation, so unrolling every small loop
- * of a 4x4x7 nest took gcc 20+ s. Loops are unrolled innermost first while the copies of the
- * innermost bodies stay within this many. */
-#define MAX_UNROLL_COPIES 16
-
-/* A short constant inner range of a reduction over several ranges (a conv's kernel taps inside
- * its channel loop) is written out copy by copy, each in its own scope with the index a constant:
- * gcc vectorises a loop around a nest only when that nest is one loop, so the register tile of
- * a conv (its lanes outside the channel, row and column loops) stayed scalar (13 GFLOP/s). Its
- * accumulators' clauses move to the enclosing loop of the same reduction. */
-static bool reduce_axis(const frit_uop *r) { return r->arg.i1 == FRIT_AXIS_REDUCE || r->arg.i1 == FRIT_AXIS_UNROLL; }
-
-static bool unrolled_in_text(cg *g, blk *B, blk *P) {
-  frit_uop *r = g->ranges[B->rix], *end = r->src[0];
-  if (g->dialect != FRIT_DIALECT_C || r == g->g0 || g->group || B->has_child_loop || B->blocking || B->has_store ||
-      B->is_if || P->rix < 0 || !reduce_axis(r) || !reduce_axis(g->ranges[P->rix]) ||
-      end->op != FRIT_OP_CONST || end->arg.value.i < 2 || end->arg.value.i > 8 ||
-      end->arg.value.i * B->copies > MAX_UNROLL_COPIES)
-    return false;
-  /* only under a loop of output lanes that may be vectorised outside-in (a register tile's):
-   * elsewhere the copies let gcc 12.2's loop vectoriser take the reduction loop around them
-   * as an in-order (fold-left) reduction, which it miscompiles with a negative stride (the sum
-   * of a flipped array, tests/python/test_op_regressions.py) */
-  bool lanes = false;
-  for (int a = P->parent; a >= 0 && !lanes; a = g->blocks[a].parent) {
-    const blk *A = &g->blocks[a];
-    frit_uop *ra = A->rix >= 0 ? g->ranges[A->rix] : NULL;
-    lanes = ra && ra != g->g0 && !reduce_axis(ra) && ra->src[0]->op == FRIT_OP_CONST && ra->src[0]->arg.value.i >= 8;
-  }
-  if (!lanes) return false;
-  const char *T = cg_ctype(frit_dtype_kind(r->dtype));
-  for (int64_t t = 0; t < end->arg.value.i; t++) {
-    cgl_line(g, B->parent, "{ const %s r%" PRIu32 " = %" PRId64 ";", T, L(g, r), t);
-    if (B->text.s) cg_puts(&P->text, B->text.s);
-    cgl_line(g, B->parent, "}");
-  }
-  if (B->text.oom) P->text.oom = true;
-  if (B->red.s) cg_puts(&P->red, B->red.s);
-  P->red_bad |= B->red_bad;
-  P->unsafe |= B->unsafe;
-  P->child_bad |= B->child_bad;
-  P->loaded_params |= B->loaded_params;
-  P->stored_params |= B->stored_params;
-  if (B->copies * end->arg.value.i > P->copies) P->copies = B->copies * end->arg.value.i;
-  cg_free(&B->text);
-  cg_free(&B->header);
-  cg_free(&B->red);
-  B->alive = false;
-  return true;
-}
-
 /* Closes block b into its parent, choosing the loop's pragma. */
 void cgl_close_block(cg *g, int b) {
   blk *B = &g->blocks[b];
   int p = B->parent;
   blk *P = &g->blocks[p];
-  if (B->rix >= 0 && unrolled_in_text(g, B, P)) return;
+  if (B->rix >= 0 && cgl_unrolled_in_text(g, B, P)) return;
   if (B->rix >= 0) {
     P->has_child_loop = true;
     /* a loop whose child loops are plain reductions (no stores, no pragma of their own) is

@@ -70,6 +70,14 @@ static inline uint32_t L(const cg *g, const frit_uop *u) { return g->pos[u->id];
 /* Sets the error (naming the node) once and marks the kernel failed; returns false. */
 bool cgl_fail(cg *g, const frit_uop *u, const char *msg);
 /* Appends one indented line to block b. */
+/* Unrolled loops nest multiplicatively: gcc copies the whole nest below a `#pragma GCC unroll`
+ * loop, and f16/bf16 bodies carry a rounding helper per operation, so unrolling every small loop
+ * of a 4x4x7 nest took gcc 20+ s. Loops are unrolled innermost first while the copies of the
+ * innermost bodies stay within this many. */
+#define MAX_UNROLL_COPIES 16
+/* Closes loop block B into its parent P as copies of its text, when it is a short inner range of
+ * a reduction under a loop of output lanes (linear_reduce.c); false: a loop it stays. */
+bool cgl_unrolled_in_text(cg *g, blk *B, blk *P);
 void cgl_line(cg *g, int b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -161,11 +161,12 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
    * a tile then read neighbouring inputs), else the thread axis (a matmul's i) */
   uint32_t ri = e->nsrc > 3 && cext(e->src[e->nsrc - 2]) >= 12 ? e->nsrc - 2 : 1;
   frit_uop *i = e->src[ri], *j = e->src[e->nsrc - 1];
-  int64_t M = cext(i), N = cext(j);
-  if (M <= 0 || N <= 0 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
   bool contiguous = false;
   int nred = 0;
-  if (!fits(e, i, j, &contiguous, &nred)) return ast;
+  bool ok = fits(e, i, j, &contiguous, &nred);
+  if (!ok && ri != 1) ri = 1, i = g0, ok = fits(e, i, j, &contiguous, &nred); /* no reduction reads that range */
+  int64_t M = cext(i), N = cext(j);
+  if (!ok || M <= 0 || N <= 0 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
   frit_dtype vt = e->src[0]->src[1]->dtype;
   int64_t L = frit_host_tile_lanes(vt), JV = N % (2 * L) == 0 && !frit_dtype_is_complex(vt) ? 2 : 1;
   /* 12 vector accumulators (6 rows x 2 vectors) leave registers for the loads of b and the
