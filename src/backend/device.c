@@ -82,6 +82,15 @@ bool frit_device_use_groups(const frit_device_props *props, int64_t g0_extent, i
   return trip >= 16 * (int64_t)group && g0_extent < ((int64_t)1 << 18);
 }
 
+bool frit_device_use_tiles(const frit_device_props *props, int64_t m, int64_t n, int64_t k, int threads) {
+  /* a tile is 128 x 128 outputs; below 32 rows or columns, or 16 steps of the reduction, most of
+   * its threads would idle or the staging would outweigh the work (FRIT_DEVICE_TILES=0: never) */
+  const char *e = getenv("FRIT_DEVICE_TILES");
+  if (e && strcmp(e, "0") == 0) return false;
+  if (e && strcmp(e, "1") == 0) return (size_t)threads <= props->max_group && m > 0 && n > 0;
+  return (size_t)threads <= props->max_group && m >= 32 && n >= 32 && k >= 16;
+}
+
 bool frit_device_is_host(const char *name) { return !name || !*name || strcmp(name, "cpu") == 0; }
 
 frit_device *frit_device_get(frit_ctx *ctx, const char *name) {

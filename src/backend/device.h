@@ -78,6 +78,8 @@ void frit_device_geometry(int compute_units, int64_t g0_extent, int group, int64
 /* Whether a kernel of g0_extent points, each reducing trip elements, runs its work-group
  * rendering (groups of `group` threads) rather than a thread a point: when the points alone
  * cannot fill the device, or each point's reduction is long and the points not too many. */
+/* Does a contraction of m x n outputs reducing k elements run its tiled rendering (linear_tile.c)? */
+bool frit_device_use_tiles(const frit_device_props *props, int64_t m, int64_t n, int64_t k, int threads);
 bool frit_device_use_groups(const frit_device_props *props, int64_t g0_extent, int64_t trip, int group);
 /* "cpu" and NULL are the host; every other name must be a device backend. */
 bool frit_device_is_host(const char *name);

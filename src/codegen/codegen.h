@@ -47,6 +47,14 @@ uint64_t frit_cg_hash(uint64_t h, const char *s);
 /* opts may be NULL. Never fails except on OOM. */
 frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, frit_cg_config *out);
 
+/* Devices: the launch of a tiled rendering (linear_tile.c): the extents of its rows, columns and
+ * reduction (i64 UOps of the program's variables), the work-groups it wants (count) and their
+ * threads. All NULL/0: the kernel has none. */
+typedef struct frit_cg_tile {
+  frit_uop *m, *n, *k, *count;
+  int threads;
+} frit_cg_tile;
+
 /* One generated kernel. */
 typedef struct frit_cg_kernel {
   frit_uop *ast;          /* the kernel AST as given */
@@ -63,6 +71,10 @@ typedef struct frit_cg_kernel {
   int group;
   const char *fn_name_group;
   frit_uop *group_trip;
+  /* devices: a third rendering, fn_name_tile, for a contraction (a matmul and its epilogue): a
+   * work-group per output tile, its operands staged through local memory (linear_tile.c). */
+  const char *fn_name_tile;
+  frit_cg_tile tile;
   frit_kernel_fn fn;      /* set by frit_codegen_compile */
 } frit_cg_kernel;
 
@@ -121,7 +133,16 @@ frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir);
 frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent);
 /* The same for a dialect: devices skip the host's register tiling and accumulation and merge
  * the parallel axes into one launch axis (opt_device.c). */
-frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect);
+/* before_flatten (may be NULL; devices): the kernel before its parallel axes are merged into one
+ * launch axis, which the tiled rendering takes. */
+frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect,
+                                    frit_uop **before_flatten);
+/* The tiled rendering of a device kernel ast (optimized, before flattening) as function fn_name
+ * in *text (malloc'd), with its launch in *tile; *text NULL (and *tile zeros) when the kernel is
+ * no contraction it tiles. */
+frit_status frit_codegen_render_tiled(frit_ctx *ctx, frit_uop *ast, const char *fn_name, frit_uop *const *vars,
+                                      int nvars, uint64_t alias_mask, frit_dialect dialect, char **text,
+                                      frit_cg_tile *tile);
 /* Renders one kernel (already optimised) as a C function named fn_name; returns a malloc'd
  * string, or NULL with an error. group == NULL: one g0 point a thread. Else (devices) the kernel
  * is rendered with a work-group a point when it has a long reduction to share: *group gets the

@@ -390,7 +390,8 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
       cg_free(&src);
       return NULL;
     }
-    K->opt = structured ? asts[k] : frit_codegen_optimize_for(ctx, asts[k], &K->g0_extent, dialect);
+    frit_uop *unflat = NULL;
+    K->opt = structured ? asts[k] : frit_codegen_optimize_for(ctx, asts[k], &K->g0_extent, dialect, &unflat);
     if (!K->opt) {
       cg_free(&src);
       return NULL;
@@ -427,6 +428,25 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
         cg_puts(&src, gtext);
         free(gtext);
         if (!K->fn_name_group) {
+          frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+          cg_free(&src);
+          return NULL;
+        }
+      }
+      /* the tiled rendering, when the kernel is a contraction (linear_tile.c) */
+      snprintf(fn, sizeof fn, "frit_k%d_t", k);
+      char *ttext = NULL;
+      if (unflat && frit_codegen_render_tiled(ctx, unflat, fn, vars, nvars, alias_masks ? alias_masks[k] : 0, dialect,
+                                              &ttext, &K->tile) != FRIT_OK) {
+        cg_free(&src);
+        return NULL;
+      }
+      if (ttext) {
+        K->fn_name_tile = ctx_strdup(ctx, fn);
+        cg_printf(&src, "\n/* kernel %d: %s, a work-group an output tile */\n", k, K->name);
+        cg_puts(&src, ttext);
+        free(ttext);
+        if (!K->fn_name_tile) {
           frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
           cg_free(&src);
           return NULL;

@@ -369,11 +369,11 @@ static const char *base_name(const cg *g, frit_uop *b, char *buf, size_t n) {
 
 /* Is the index stride 1 in the range with bit rbit: r itself, or r plus terms free of r? Then a
  * vector loop over r touches consecutive elements (distinct ones, for stores). */
-static bool stride1(const cg *g, frit_uop *ix, int rbit, int depth) {
+bool cgl_stride1(const cg *g, frit_uop *ix, int rbit, int depth) {
   if (ix->op == FRIT_OP_RANGE && g->rix[L(g, ix)] == rbit) return true;
   if (ix->op != FRIT_OP_ADD || depth > 16) return false;
   for (int i = 0; i < 2; i++)
-    if (!((g->free_[L(g, ix->src[1 - i])] >> rbit) & 1) && stride1(g, ix->src[i], rbit, depth + 1)) return true;
+    if (!((g->free_[L(g, ix->src[1 - i])] >> rbit) & 1) && cgl_stride1(g, ix->src[i], rbit, depth + 1)) return true;
   return false;
 }
 
@@ -407,7 +407,7 @@ static void note_access(cg *g, int b, frit_uop *index_node) {
     blk *B = &g->blocks[b];
     if (B->rix < 0) continue;
     if (!((g->free_[L(g, index_node)] >> B->rix) & 1)) continue; /* invariant in this loop */
-    if (!stride1(g, ix, B->rix, 0)) {
+    if (!cgl_stride1(g, ix, B->rix, 0)) {
       /* a small constant stride (the coordinates of an (n, 3) array) is an interleaved group
        * that GCC loads with a few vector loads and shuffles, not a gather */
       int64_t c = coef(g, ix, B->rix, 0);
@@ -467,7 +467,7 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
       B->has_store = true;
       if (p >= 0 && p < 64) B->stored_params |= UINT64_C(1) << p;
       if (B->rix >= 0) {
-        if (stride1(g, u->src[0]->op == FRIT_OP_INDEX ? u->src[0]->src[1] : u->src[0], B->rix, 0)) B->nstores_ok++;
+        if (cgl_stride1(g, u->src[0]->op == FRIT_OP_INDEX ? u->src[0]->src[1] : u->src[0], B->rix, 0)) B->nstores_ok++;
         else B->unsafe = true;
       }
       cg_render_store_conv(&e, k, v);
@@ -739,15 +739,9 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
 
 /* ---------- kernel ---------- */
 
-char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
-                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group,
-                                 frit_uop **group_trip) {
-  cg G;
-  memset(&G, 0, sizeof G);
-  cg *g = &G;
+bool cgl_setup(cg *g, frit_ctx *ctx, frit_uop *opt, frit_uop *const *vars, int nvars, frit_dialect dialect) {
+  memset(g, 0, sizeof *g);
   g->ctx = ctx, g->vars = vars, g->nvars = nvars, g->dialect = dialect;
-  if (linear_text) *linear_text = NULL;
-  if (group) *group = 0, *group_trip = NULL;
   g->nodes = frit_walk_topo(opt, &g->n);
   g->pos = malloc(((size_t)opt->id + 1) * sizeof *g->pos);
   g->free_ = calloc(g->n + 1, sizeof *g->free_);
@@ -755,74 +749,48 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
   g->dyn = calloc(g->n + 1, sizeof *g->dyn);
   g->rix = calloc(g->n + 1, sizeof *g->rix);
   g->st = calloc(g->n + 1, sizeof *g->st);
-  char *out = NULL;
-  cg_str fn = {0};
   if (!g->nodes || !g->pos || !g->free_ || !g->scope || !g->dyn || !g->rix || !g->st) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
-    goto done;
+    return false;
   }
   for (size_t k = 0; k < g->n; k++) g->pos[g->nodes[k]->id] = (uint32_t)k;
-  if (!analyse(g)) goto done;
+  if (!analyse(g)) return false;
   for (int r = 0; r < g->nr; r++)
     if (g->ranges[r]->arg.i1 == FRIT_AXIS_GLOBAL) {
-      if (g->g0) {
-        cgl_fail(g, g->ranges[r], "more than one GLOBAL range (run frit_codegen_optimize first)");
-        goto done;
-      }
+      if (g->g0) return cgl_fail(g, g->ranges[r], "more than one GLOBAL range (run frit_codegen_optimize first)");
       g->g0 = g->ranges[r];
     }
-  int root = cgl_new_block(g, -1, -1, false);
-  if (root < 0) goto done;
-  if (group) {
-    g->group = cgl_group_size(g, group_trip);
-    *group = g->group;
-    if (!g->group) goto done; /* no grouped rendering: the caller keeps the plain one */
-  }
-  g->group_top = g->g0 ? -2 : root;
-  /* parameters, variables and register arrays at the top */
-  cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n), g->group);
+  return cgl_new_block(g, -1, -1, false) == 0;
+}
+
+bool cgl_declare(cg *g, cg_str *fn, uint64_t alias_mask) {
   for (size_t k = 0; k < g->n; k++) {
     frit_uop *u = g->nodes[k];
     char bn[32];
     if (u->op == FRIT_OP_DEFINE_GLOBAL) {
-      if (u->arg.i0 < 0) {
-        cgl_fail(g, u, "negative parameter index");
-        goto done;
-      }
+      if (u->arg.i0 < 0) return cgl_fail(g, u, "negative parameter index");
       /* a donated input and the output written into it (alias_mask) may be the same memory */
       bool may_alias = u->arg.i0 < 64 && (alias_mask >> u->arg.i0 & 1);
-      cg_param_decl(&fn, dialect, cg_mtype(frit_dtype_kind(u->dtype)), !may_alias, base_name(g, u, bn, sizeof bn),
+      cg_param_decl(fn, g->dialect, cg_mtype(frit_dtype_kind(u->dtype)), !may_alias, base_name(g, u, bn, sizeof bn),
                     u->arg.i0);
     } else if (u->op == FRIT_OP_DEFINE_REG || u->op == FRIT_OP_DEFINE_LOCAL) {
-      if (u->arg.i1 < 0 || u->arg.i1 > (1 << 20)) {
-        cgl_fail(g, u, "register/local arrays need a static element count up to 2^20");
-        goto done;
-      }
-      cg_printf(&fn, "  %s %s[%" PRId64 "] = {0};\n", cg_mtype(frit_dtype_kind(u->dtype)), base_name(g, u, bn, sizeof bn),
+      if (u->arg.i1 < 0 || u->arg.i1 > (1 << 20))
+        return cgl_fail(g, u, "register/local arrays need a static element count up to 2^20");
+      cg_printf(fn, "  %s %s[%" PRId64 "] = {0};\n", cg_mtype(frit_dtype_kind(u->dtype)), base_name(g, u, bn, sizeof bn),
                 u->arg.i1 ? u->arg.i1 : 1);
     } else if (u->op == FRIT_OP_DEFINE_VAR) {
-      for (int i = 0; i < nvars; i++)
-        if (vars[i] == u || (vars[i] && vars[i]->arg.blob && u->arg.blob && strcmp(vars[i]->arg.blob, u->arg.blob) == 0)) {
-          cg_var_decl(&fn, dialect, i, (const char *)u->arg.blob);
+      for (int i = 0; i < g->nvars; i++)
+        if (g->vars[i] == u ||
+            (g->vars[i] && g->vars[i]->arg.blob && u->arg.blob && strcmp(g->vars[i]->arg.blob, u->arg.blob) == 0)) {
+          cg_var_decl(fn, g->dialect, i, (const char *)u->arg.blob);
           break;
         }
     }
   }
-  if (!cgl_emit(g, opt, root)) goto done;
-  if (g->blocks[root].text.oom || fn.oom) {
-    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
-    goto done;
-  }
-  if (g->blocks[root].text.s) cg_puts(&fn, g->blocks[root].text.s);
-  cg_puts(&fn, "}\n");
-  out = cg_take(&fn);
-  if (!out) frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
-  else if (linear_text) {
-    *linear_text = malloc(strlen(out) + 1);
-    if (*linear_text) strcpy(*linear_text, out);
-  }
-done:
-  cg_free(&fn);
+  return true;
+}
+
+void cgl_teardown(cg *g) {
   for (int b = 0; b < g->nblocks; b++) {
     cg_free(&g->blocks[b].text);
     cg_free(&g->blocks[b].header);
@@ -839,5 +807,43 @@ done:
   free(g->rix);
   free(g->st);
   free(g->stamp);
+}
+
+char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_name, frit_uop *const *vars,
+                                 int nvars, uint64_t alias_mask, frit_dialect dialect, char **linear_text, int *group,
+                                 frit_uop **group_trip) {
+  cg G;
+  cg *g = &G;
+  if (linear_text) *linear_text = NULL;
+  if (group) *group = 0, *group_trip = NULL;
+  char *out = NULL;
+  cg_str fn = {0};
+  const int root = 0;
+  if (!cgl_setup(g, ctx, opt, vars, nvars, dialect)) goto done;
+  if (group) {
+    g->group = cgl_group_size(g, group_trip);
+    *group = g->group;
+    if (!g->group) goto done; /* no grouped rendering: the caller keeps the plain one */
+  }
+  g->group_top = g->g0 ? -2 : root;
+  /* parameters, variables and register arrays at the top */
+  cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n), g->group);
+  if (!cgl_declare(g, &fn, alias_mask)) goto done;
+  if (!cgl_emit(g, opt, root)) goto done;
+  if (g->blocks[root].text.oom || fn.oom) {
+    frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+    goto done;
+  }
+  if (g->blocks[root].text.s) cg_puts(&fn, g->blocks[root].text.s);
+  cg_puts(&fn, "}\n");
+  out = cg_take(&fn);
+  if (!out) frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+  else if (linear_text) {
+    *linear_text = malloc(strlen(out) + 1);
+    if (*linear_text) strcpy(*linear_text, out);
+  }
+done:
+  cg_free(&fn);
+  cgl_teardown(g);
   return out;
 }

@@ -60,6 +60,8 @@ typedef struct cg {
 /* linear_group.c: the work-group size of a grouped rendering of the kernel (0: the kernel has
  * none), and in *trip the length of the reduction its groups split. */
 int cgl_group_size(cg *g, frit_uop **trip);
+/* An extent the launch can evaluate: constants and kernel variables only. */
+bool cgl_launch_known(const frit_uop *u, int depth);
 /* Combines accumulator acc (C type T) across the work-group: every thread gets the result of
  * folding all threads' values with rop (wide: integer sums and products in the wide type). */
 bool cgl_group_combine(cg *g, int b, const char *acc, const char *T, frit_op rop, frit_scalar_kind k, bool wide);
@@ -103,6 +105,14 @@ int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *out
 /* Emits u (and what it needs) for use in block cur; returns its C expression ("" for effects),
  * NULL on error. */
 const char *cgl_emit(cg *g, frit_uop *u, int cur);
+/* Is the index stride 1 in the range with index rbit (r itself, or r plus terms free of r)? */
+bool cgl_stride1(const cg *g, frit_uop *ix, int rbit, int depth);
+/* Kernel rendering in three steps: the analysis of kernel opt and the root block (block 0),
+ * the declarations of its parameters, variables and register arrays (appended to fn), and
+ * freeing what the first two built. setup and declare return false with the error set. */
+bool cgl_setup(cg *g, frit_ctx *ctx, frit_uop *opt, frit_uop *const *vars, int nvars, frit_dialect dialect);
+bool cgl_declare(cg *g, cg_str *fn, uint64_t alias_mask);
+void cgl_teardown(cg *g);
 /* END or REDUCE u placed in block b (linear_reduce.c). */
 const char *cgl_emit_loops(cg *g, frit_uop *u, int b);
 

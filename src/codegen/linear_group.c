@@ -12,12 +12,11 @@
  * depends on the point. */
 enum { GROUP_SIZE = 256, GROUP_MIN_TRIP = 256 };
 
-/* An extent the launch can evaluate: constants and kernel variables only. */
-static bool launch_known(const frit_uop *u, int depth) {
+bool cgl_launch_known(const frit_uop *u, int depth) {
   if (u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR) return true;
   if (depth > 32 || u->op == FRIT_OP_RANGE || (frit_op_flags(u->op) & FRIT_F_MEMORY) || u->nsrc == 0) return false;
   for (uint32_t i = 0; i < u->nsrc; i++)
-    if (!launch_known(u->src[i], depth + 1)) return false;
+    if (!cgl_launch_known(u->src[i], depth + 1)) return false;
   return true;
 }
 
@@ -36,7 +35,7 @@ int cgl_group_size(cg *g, frit_uop **trip) {
     int64_t c = 1;
     for (uint32_t i = 1; i < u->nsrc && known; i++) {
       frit_uop *e = u->src[i]->src[0];
-      known = launch_known(e, 0);
+      known = cgl_launch_known(e, 0);
       if (e->op == FRIT_OP_CONST) c = c < ((int64_t)1 << 40) ? c * e->arg.value.i : c;
       else is_const = false;
       t = !known ? NULL : t ? frit_binary(g->ctx, FRIT_OP_MUL, t, frit_cast(g->ctx, e, FRIT_I64)) : frit_cast(g->ctx, e, FRIT_I64);

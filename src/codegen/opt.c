@@ -64,10 +64,12 @@ static frit_uop *unit_term(frit_uop *ix, frit_uop *const *cand, int n, int depth
 }
 
 frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent) {
-  return frit_codegen_optimize_for(ctx, ast, g0_extent, FRIT_DIALECT_C);
+  return frit_codegen_optimize_for(ctx, ast, g0_extent, FRIT_DIALECT_C, NULL);
 }
 
-frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect) {
+frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect,
+                                    frit_uop **before_flatten) {
+  if (before_flatten) *before_flatten = NULL;
   if (!ast) return NULL;
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(ast, &n);
@@ -187,6 +189,7 @@ frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_
   result = map[pos[ast->id]];
   frit_uop *g0n = g0 ? map[pos[g0->id]] : NULL;
   bool host = dialect == FRIT_DIALECT_C;
+  if (before_flatten && !host) *before_flatten = result;
   if (!host && result && g0n) result = cg_flatten_parallel(ctx, result, &g0n);
   if (result && host && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n);
   if (result && !getenv("FRIT_NO_UNROLL")) result = cg_unroll(ctx, result, g0n);

@@ -113,12 +113,21 @@ frit_status frit_rt_device_kernel(frit_program *p, int k) {
   frit_status st = frit_rt_eval(ctx, p->c->cg->kernels[k].g0_extent, p->binds, s->nvars, &extent);
   if (st != FRIT_OK) return st;
   const frit_cg_kernel *K = &p->c->cg->kernels[k];
-  int64_t trip = 0;
+  int64_t trip = 0, tm = 0, tn = 0, tk = 0, tiles = 0;
   if (K->group && (st = frit_rt_eval(ctx, K->group_trip, p->binds, s->nvars, &trip)) != FRIT_OK) return st;
-  bool grouped = K->group && p->c->dev_kernels_group[k] && frit_device_use_groups(&d->props, extent, trip, K->group);
+  if (K->tile.threads && p->c->dev_kernels_tile[k] &&
+      ((st = frit_rt_eval(ctx, K->tile.m, p->binds, s->nvars, &tm)) != FRIT_OK ||
+       (st = frit_rt_eval(ctx, K->tile.n, p->binds, s->nvars, &tn)) != FRIT_OK ||
+       (st = frit_rt_eval(ctx, K->tile.k, p->binds, s->nvars, &tk)) != FRIT_OK ||
+       (st = frit_rt_eval(ctx, K->tile.count, p->binds, s->nvars, &tiles)) != FRIT_OK))
+    return st;
+  bool tiled = K->tile.threads && p->c->dev_kernels_tile[k] && frit_device_use_tiles(&d->props, tm, tn, tk, K->tile.threads);
+  bool grouped = !tiled && K->group && p->c->dev_kernels_group[k] && frit_device_use_groups(&d->props, extent, trip, K->group);
+  if (tiled) extent = tiles;
   if (extent > 0) {
-    st = d->ops->launch(ctx, d, grouped ? p->c->dev_kernels_group[k] : p->c->dev_kernels[k], p->dev_arena,
-                        p->param_off, sk->nparams, p->varvals, s->nvars, extent, grouped ? K->group : 0);
+    void *kern = tiled ? p->c->dev_kernels_tile[k] : grouped ? p->c->dev_kernels_group[k] : p->c->dev_kernels[k];
+    st = d->ops->launch(ctx, d, kern, p->dev_arena, p->param_off, sk->nparams, p->varvals, s->nvars, extent,
+                        tiled ? K->tile.threads : grouped ? K->group : 0);
     if (st != FRIT_OK) return st;
     /* FRIT_PROFILE times kernels one by one: wait for each (run_steps adds the time) */
     if ((p->prof_ns || frit_rt_profiling()) && (st = d->ops->sync(ctx, d)) != FRIT_OK) return st;

@@ -226,23 +226,29 @@ static frit_status check_cuda_program(frit_ctx *ctx, frit_rt_compiled *c) {
 /* Builds the program's kernels on its device; the device keeps the handles until it closes. */
 static frit_status build_on_device(frit_ctx *ctx, frit_rt_compiled *c) {
   int nk = c->cg->nkernels, n = 0;
-  /* per kernel its plain rendering, then the work-group ones after all of them */
-  const char **fns = malloc((size_t)(2 * nk + 1) * sizeof *fns);
-  void **handles = malloc((size_t)(2 * nk + 1) * sizeof *handles);
-  c->dev_kernels = frit_arena_alloc(&ctx->arena, (size_t)(nk ? nk : 1) * sizeof *c->dev_kernels);
-  c->dev_kernels_group = frit_arena_alloc(&ctx->arena, (size_t)(nk ? nk : 1) * sizeof *c->dev_kernels_group);
-  if (!fns || !handles || !c->dev_kernels || !c->dev_kernels_group) {
+  /* per kernel its plain rendering, then the work-group and tiled ones after all of them */
+  const char **fns = malloc((size_t)(3 * nk + 1) * sizeof *fns);
+  void **handles = malloc((size_t)(3 * nk + 1) * sizeof *handles);
+  size_t per = (size_t)(nk ? nk : 1) * sizeof(void *);
+  c->dev_kernels = frit_arena_alloc(&ctx->arena, per);
+  c->dev_kernels_group = frit_arena_alloc(&ctx->arena, per);
+  c->dev_kernels_tile = frit_arena_alloc(&ctx->arena, per);
+  if (!fns || !handles || !c->dev_kernels || !c->dev_kernels_group || !c->dev_kernels_tile) {
     free(fns), free(handles);
     return frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
   }
   for (int k = 0; k < nk; k++) fns[n++] = c->cg->kernels[k].fn_name;
   for (int k = 0; k < nk; k++)
     if (c->cg->kernels[k].fn_name_group) fns[n++] = c->cg->kernels[k].fn_name_group;
+  for (int k = 0; k < nk; k++)
+    if (c->cg->kernels[k].fn_name_tile) fns[n++] = c->cg->kernels[k].fn_name_tile;
   frit_status st = n ? frit_device_build(ctx, c->dev, c->cg->source, n, fns, handles) : FRIT_OK;
-  for (int k = 0, g = nk; st == FRIT_OK && k < nk; k++) {
+  int g = nk;
+  for (int k = 0; st == FRIT_OK && k < nk; k++) {
     c->dev_kernels[k] = handles[k];
     c->dev_kernels_group[k] = c->cg->kernels[k].fn_name_group ? handles[g++] : NULL;
   }
+  for (int k = 0; st == FRIT_OK && k < nk; k++) c->dev_kernels_tile[k] = c->cg->kernels[k].fn_name_tile ? handles[g++] : NULL;
   free(fns), free(handles);
   return st;
 }

@@ -30,6 +30,7 @@ typedef struct frit_rt_compiled {
   struct frit_device *dev; /* NULL: the host; else the device its kernels were built for */
   void **dev_kernels;      /* per kernel: the device's handle (the device owns it) */
   void **dev_kernels_group; /* per kernel: its work-group rendering's handle, or NULL */
+  void **dev_kernels_tile;  /* per kernel: its tiled rendering's handle, or NULL */
   struct frit_rt_prof_meta *prof; /* per kernel: the profiler's facts (profile.c), lazily */
 } frit_rt_compiled;
 typedef struct frit_rt_prof_meta frit_rt_prof_meta;

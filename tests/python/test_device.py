@@ -339,3 +339,64 @@ def test_work_group_softmax_and_nbody():
     dx = p64[None] - p64[:, None]
     want = (dx / (np.sum(dx * dx, -1, keepdims=True) + 1e-3) ** 1.5).sum(1)
     np.testing.assert_allclose(np.asarray(frit.jit(step, dynamic=False, device=DEV)(p)), want, rtol=1e-3, atol=1e-3)
+
+
+_TILE_SHAPES = [(130, 70, 129), (1, 40, 300), (200, 3, 7), (129, 257, 128), (5, 0, 7)]
+
+
+def _tile_close(got, want, dt):
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+    if np.dtype(dt).kind == "f":
+        tol = 1e-2 if dt == np.float16 else 1e-4 if dt == np.float32 else 1e-12
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@needs_device
+@pytest.mark.parametrize("tiles", ["1", "0"])
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.int8, np.int32, np.int64, np.uint16],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("m,k,n", _TILE_SHAPES)
+def test_tiled_contractions_match_numpy(monkeypatch, tiles, dt, m, k, n):
+    """A contraction on a device has a tiled rendering (linear_tile.c: a work-group per 128 x 128
+    output tile, the operands staged through local memory, 8 x 8 outputs a thread). With
+    FRIT_DEVICE_TILES=1 it runs at every size, so the edges (rows, columns and reduction steps past
+    the extents, an empty reduction) are exercised; with 0 the plain rendering runs. Both against
+    numpy, with an epilogue that reads a bias and the output's own row."""
+    monkeypatch.setenv("FRIT_DEVICE_TILES", tiles)
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a, b = _vals(rng, dt, (m, k)) % 7, _vals(rng, dt, (k, n)) % 7
+    c = _vals(rng, dt, (n,)) % 7
+    f = frit.jit(lambda x, y, z: (x @ y) * 2 + z, device=DEV)
+    if k >= 16 and m >= 32 and n >= 32:
+        assert "_t(" in f.lower(a, b, c).source, "no tiled rendering"
+    with np.errstate(all="ignore"):
+        want = (a @ b) * dt(2) + c
+    _tile_close(f(a, b, c), want, dt)
+
+
+@needs_device
+@pytest.mark.parametrize("tiles", ["1", "0"])
+def test_tiled_contraction_forms(monkeypatch, tiles):
+    """The forms a tiled contraction takes: transposed operands (the staging reads the contiguous
+    index fastest), a batch, an einsum, a max-plus product (a MAX reduction, NaN propagating) and a
+    product of two operands per side."""
+    monkeypatch.setenv("FRIT_DEVICE_TILES", tiles)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((50, 70)).astype(np.float32)
+    b = rng.standard_normal((90, 50)).astype(np.float32)
+    _tile_close(frit.jit(lambda x, y: x.T @ y.T, device=DEV)(a, b), a.T @ b.T, np.float32)
+    x = rng.standard_normal((3, 70, 40)).astype(np.float32)
+    y = rng.standard_normal((3, 40, 130)).astype(np.float32)
+    _tile_close(frit.jit(lambda p, q: p @ q, device=DEV)(x, y), x @ y, np.float32)
+    _tile_close(frit.jit(lambda p, q: frit.einsum("ik,jk->ij", p, q), device=DEV)(a.T.copy(), b), a.T @ b.T,
+                np.float32)
+    a[3, 5] = np.nan
+    mp = frit.jit(lambda p, q: frit.max(p[:, :, None] + q[None, :, :], axis=1), device=DEV)
+    with np.errstate(all="ignore"):
+        _tile_close(mp(a.T.copy(), b.T.copy()), np.max(a.T[:, :, None] + b.T[None], axis=1), np.float32)
+    u = rng.standard_normal((70, 50)).astype(np.float32)
+    two = frit.jit(lambda p, q, r, s: frit.sum((p * q)[:, :, None] * (r * s)[None], axis=1), device=DEV)
+    _tile_close(two(u, u, b.T.copy(), b.T.copy()), (u * u) @ (b.T * b.T), np.float32)
