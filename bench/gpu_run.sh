@@ -3,7 +3,8 @@
 # matrix on CUDA, the GPU benchmarks (bench/bench_gpu.py, the CNN step). It stops at the first
 # sign that the backend does not work, to spend little device time. Logs go to $OUT (else
 # ./gpu-out). Needs build/libfrit.so (built here or carried) and python3 with torch.
-# PARTS lists the steps, run in its order (default "tests matrix bench cnn"; also "sweep": the
+# PARTS lists the steps, run in its order (default "tests matrix bench cnn"; also "tile": the tiled
+# contractions' tests and matmul at each staging depth FRIT_DEVICE_TILE_BK; "sweep": the
 # CUDA launch knobs FRIT_CUDA_EPT and FRIT_DEVICE_UNROLL on the bandwidth-bound workloads, the
 # best kept for the steps after it). SAMPLE=k/n picks the op-matrix rows (default 0/8).
 O=${OUT:-gpu-out}
@@ -39,6 +40,14 @@ part_matrix() {
         (test_examples_control and not scripts_run and not kernel_structure) or compile_step_is_one_program" \
     >"$O/matrix.txt" 2>&1
   grep -E "^FAILED|passed|failed" "$O/matrix.txt" | cut -c1-300 | tail -40
+}
+part_tile() {
+  # the tiled contractions (linear_tile.c) against numpy on CUDA, then matmul at each staging depth
+  FRIT_TEST_DEVICE=cuda timeout 150 python3 -m pytest -q -p no:cacheprovider -n "$W" tests/python/test_device.py -k tiled 2>&1 | tail -4
+  for bk in 8 16 32; do
+    FRIT_DEVICE_TILE_BK=$bk FRIT_BENCH_NO_PEER=1 timeout 60 python3 bench/bench_gpu.py matmul | grep -v copy_bandwidth \
+      | sed "s/^{/{\"tile_bk\": $bk, /" | tee -a "$O/tile.jsonl"
+  done
 }
 part_sweep() {
   best=; best_ms=

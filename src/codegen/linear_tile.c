@@ -6,14 +6,24 @@
 #include "codegen/linear.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 256 threads as 16 x 16, each 8 x 8 outputs: a 128 x 128 tile, its operands staged 8 steps of
  * the reduction at a time (2 x 4 KiB of f32 a step). The row stride of the staged tiles is
  * padded by 4 elements: a row-major operand staged with its reduction index fastest across the
  * threads writes 8 rows at once, which would hit one bank 8 times. */
-enum { TILE_THREADS = 256, TILE_TX = 16, TILE_TY = 16, TILE_TM = 8, TILE_TN = 8, TILE_BK = 8, TILE_PAD = 4 };
+enum { TILE_THREADS = 256, TILE_TX = 16, TILE_TY = 16, TILE_TM = 8, TILE_TN = 8, TILE_PAD = 4 };
 enum { TILE_BM = TILE_TY * TILE_TM, TILE_BN = TILE_TX * TILE_TN, TILE_MAX_OPS = 2, TILE_MAX_BATCH = 6 };
+
+/* The reduction steps staged at a time: 8, or FRIT_DEVICE_TILE_BK (4 to 32, a power of two; a
+ * measuring knob). */
+static int tile_bk(void) {
+  const char *e = getenv("FRIT_DEVICE_TILE_BK");
+  int v = e ? atoi(e) : 8;
+  return v == 4 || v == 16 || v == 32 ? v : 8;
+}
+#define TILE_BK tile_bk()
 
 typedef struct tile_plan {
   frit_uop *store, *red;
