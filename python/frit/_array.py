@@ -3,6 +3,7 @@
 An Array is a mutable wrapper: in-place writes rebind it to a new node (frit._control.rebind)."""
 import itertools
 import operator
+import struct
 import threading
 
 import numpy as np
@@ -324,11 +325,19 @@ def _weak_scalar(v, other):
 
 
 _WEAK = {}
+_F64 = struct.Struct("<d")
 
 
 def weak_scalar(v, other):
-    """Cached _weak_scalar: loops reuse the node of a scalar (and its input tensor)."""
-    key = (v.__class__, v, other)
+    """Cached _weak_scalar: loops reuse the node of a scalar (and its input tensor). Floats are
+    keyed by their bits: -0.0 == 0.0 as dict keys, and max(x, -0.0) once got +0.0's node."""
+    c = v.__class__
+    if c is float:
+        key = (c, _F64.pack(v), other)
+    elif c is complex:
+        key = (c, _F64.pack(v.real), _F64.pack(v.imag), other)
+    else:
+        key = (c, v, other)
     a = _WEAK.get(key)
     if a is None:
         a = _weak_scalar(v, other)

@@ -38,6 +38,9 @@ bool cg_render_const(frit_ctx *ctx, cg_str *o, frit_scalar_kind k, frit_scalar v
 bool cg_render_alu(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind k, const char *const *a, int n);
 bool cg_render_cast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar_kind to, const char *a);
 bool cg_render_bitcast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar_kind to, const char *a);
+/* max/min of float x against a constant c (value cv) that is not NaN (a ReLU, a clip): one
+ * compare and a blend instead of frit_max*'s full ordering; false (nothing written) otherwise. */
+bool cg_render_minmax_const(cg_str *o, frit_op op, frit_scalar_kind k, const char *x, const char *c, double cv);
 /* Signed ADD/SUB/MUL that range analysis proves cannot overflow (plain C arithmetic is exact). */
 bool cg_no_overflow(const frit_uop *u);
 /* Converts memory (mtype) to a register value and back. */

@@ -717,6 +717,12 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
     if (ok && op == FRIT_OP_POW && kd == FRIT_F32 && u->src[1]->op == FRIT_OP_CONST && u->src[1]->arg.value.f == 1.5 &&
         !getenv("FRIT_LIBM_POW")) {
       cg_printf(&e, "frit_pow15f(%s)", a[0]);
+    } else if (ok && (op == FRIT_OP_MAX || op == FRIT_OP_MIN) && u->nsrc == 2 &&
+               (u->src[1]->op == FRIT_OP_CONST || u->src[0]->op == FRIT_OP_CONST) &&
+               cg_render_minmax_const(&e, op, kd, a[u->src[1]->op == FRIT_OP_CONST ? 0 : 1],
+                                      a[u->src[1]->op == FRIT_OP_CONST ? 1 : 0],
+                                      u->src[u->src[1]->op == FRIT_OP_CONST ? 1 : 0]->arg.value.f)) {
+      /* rendered */
     } else if (ok && cg_no_overflow(u)) {
       cg_printf(&e, "((%s)(%s %s %s))", cg_ctype(kd), a[0], op == FRIT_OP_ADD ? "+" : op == FRIT_OP_SUB ? "-" : "*", a[1]);
     } else if (ok) {

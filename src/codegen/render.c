@@ -133,6 +133,16 @@ bool cg_render_const(frit_ctx *ctx, cg_str *o, frit_scalar_kind k, frit_scalar v
   return true;
 }
 
+bool cg_render_minmax_const(cg_str *o, frit_op op, frit_scalar_kind k, const char *x, const char *c, double cv) {
+  if ((k != FRIT_F32 && k != FRIT_F64) || (op != FRIT_OP_MAX && op != FRIT_OP_MIN) || cv != cv) return false;
+  /* max(x, c) is c where x <= c, else x (x's NaN included); the zeros order as frit_max*: for
+   * c = -0, x = +0 wins, so the compare is strict there (and for min, strict at c = +0) */
+  bool strict = cv == 0 && (signbit(cv) ? op == FRIT_OP_MAX : op == FRIT_OP_MIN);
+  const char *cmp = op == FRIT_OP_MAX ? (strict ? "<" : "<=") : (strict ? ">" : ">=");
+  cg_printf(o, "frit_blend%s(%s %s %s, %s, %s)", k == FRIT_F64 ? "d" : "f", x, cmp, c, c, x);
+  return true;
+}
+
 frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k) {
   frit_scalar z;
   z.u = 0;

@@ -202,3 +202,34 @@ def test_tiled_in_place_update_applies_once_per_row(m):
     f = frit.jit(lambda p, a, b: p - 0.5 * (a @ b), donate_argnums=0, dynamic=False)
     got = np.asarray(f(p.copy(), a, b))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def _ieee_minmax(op, x, c):
+    """IEEE 754-2019 maximum/minimum (frit's documented semantics): NaN propagates, and of two
+    zeros max gives +0 unless both are -0 (min: -0 unless both are +0)."""
+    with np.errstate(invalid="ignore"):
+        r = (np.maximum if op == "max" else np.minimum)(x, c)
+    z = (x == 0) & (c == 0)
+    neg = np.signbit(x) & np.signbit(c) if op == "max" else np.signbit(x) | np.signbit(c)
+    return np.where(z, np.where(neg, -0.0, 0.0).astype(x.dtype), r)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("c", [0.0, -0.0, 1.5, -2.0, np.inf])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_against_a_constant_keep_nan_and_signed_zeros(dt, c, op):
+    """max/min with a constant operand (a ReLU, a clip) render as one compare and a blend
+    (cg_render_minmax_const) instead of the full ordering: NaN, infinities and both zeros must
+    still come out as IEEE maximum/minimum, with the constant on either side, eager and under jit
+    (bit for bit, so the zeros' signs count). This test found that Python scalars were cached by
+    value, -0.0 == 0.0: max(x, -0.0) after max(x, 0.0) in one process computed the latter."""
+    x = np.array([np.nan, -np.nan, 0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, 3.0, -1e-30] * 7, dt)
+    fn = frit.maximum if op == "max" else frit.minimum
+    want = _ieee_minmax(op, x, dt(c))
+    for f in (lambda a: fn(a, c), lambda a: fn(c, a)):
+        for got in (f(frit.asarray(x)), frit.jit(f)(x)):
+            got = np.asarray(got)
+            assert got.dtype == dt
+            same = (got.view(np.uint32 if dt == np.float32 else np.uint64) == want.view(got.view(
+                np.uint32 if dt == np.float32 else np.uint64).dtype)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), (op, c, x[~same], got[~same], want[~same])
