@@ -45,7 +45,7 @@ part_tile() {
   # the tiled contractions (linear_tile.c) against numpy on CUDA, then matmul at each staging depth
   FRIT_TEST_DEVICE=cuda timeout 150 python3 -m pytest -q -p no:cacheprovider -n "$W" tests/python/test_device.py -k tiled 2>&1 | tail -4
   for bk in 8 16 32; do
-    FRIT_DEVICE_TILE_BK=$bk FRIT_BENCH_NO_PEER=1 timeout 60 python3 bench/bench_gpu.py matmul | grep -v copy_bandwidth \
+    FRIT_DEVICE_TILE_BK=$bk FRIT_BENCH_NO_PEER=1 timeout 60 python3 bench/bench_gpu.py matmul | grep -v "\"gpu_copy_bandwidth\"" \
       | sed "s/^{/{\"tile_bk\": $bk, /" | tee -a "$O/tile.jsonl"
   done
 }
@@ -54,7 +54,7 @@ part_sweep() {
   for knobs in "0 1" "0 4" "1 1" "4 4" "8 4"; do
     set -- $knobs
     FRIT_CUDA_EPT=$1 FRIT_DEVICE_UNROLL=$2 FRIT_BENCH_NO_PEER=1 timeout 60 python3 bench/bench_gpu.py scale elementwise reduce softmax \
-      | grep -v copy_bandwidth | sed "s/^{/{\"ept\": $1, \"unroll\": $2, /" | tee -a "$O/sweep.jsonl" >"$O/sweep_one.jsonl"
+      | grep -v "\"gpu_copy_bandwidth\"" | sed "s/^{/{\"ept\": $1, \"unroll\": $2, /" | tee -a "$O/sweep.jsonl" >"$O/sweep_one.jsonl"
     ms=$(python3 -c "import json,sys; print(sum(json.loads(l)['value'] or 1e9 for l in open(sys.argv[1])))" "$O/sweep_one.jsonl")
     echo "ept=$1 unroll=$2: $ms ms in all"
     if [ -z "$best_ms" ] || python3 -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$ms" "$best_ms"; then

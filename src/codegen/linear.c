@@ -115,9 +115,11 @@ static bool analyse(cg *g) {
     uint64_t own = 0;
     if (u->op == FRIT_OP_END || u->op == FRIT_OP_REDUCE)
       for (uint32_t i = 1; i < u->nsrc; i++) own |= UINT64_C(1) << g->rix[L(g, u->src[i])];
+    /* a reduction is placed by its free ranges (cgl_place_mode): its body's context is that */
+    uint64_t ctx_k = u->op == FRIT_OP_REDUCE ? g->free_[k] : g->scope[k];
     for (uint32_t i = 0; i < u->nsrc; i++) {
       uint32_t s = L(g, u->src[i]);
-      uint64_t cx = g->scope[k] | (i == 0 ? own : 0);
+      uint64_t cx = ctx_k | (i == 0 ? own : 0);
       acc[s] = has[s] ? acc[s] & cx : cx;
       has[s] = true;
     }
@@ -190,7 +192,9 @@ bool cgl_on_chain(const cg *g, int cur, int b) {
 static int place(cg *g, frit_uop *u, int cur) { return cgl_place_mode(g, u, cur, false); }
 int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
   uint32_t k = L(g, u);
-  uint64_t mask = g->dyn[k] ? g->scope[k] : g->free_[k];
+  /* a reduction guards its own loads with its own loops, so it leaves the loops it does not use
+   * (a softmax's row max and sum, computed once a row, not once an element) */
+  uint64_t mask = g->dyn[k] && u->op != FRIT_OP_REDUCE ? g->scope[k] : g->free_[k];
   uint64_t seen = 0;
   int at = -1;
   for (int b = cur; b >= 0; b = g->blocks[b].parent) {

@@ -17,6 +17,16 @@ static bool reaches(frit_uop *u, frit_uop *target, uint8_t *seen, const uint32_t
   return false;
 }
 
+/* Does u's subgraph reach target (through loads too)? */
+static bool uses_range(frit_uop *u, frit_uop *target, uint8_t *seen, const uint32_t *pos) {
+  if (u == target) return true;
+  if (seen[pos[u->id]]) return false;
+  seen[pos[u->id]] = 1;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (uses_range(u->src[i], target, seen, pos)) return true;
+  return false;
+}
+
 static bool mentions_range(frit_uop *u, int depth) {
   if (u->op == FRIT_OP_RANGE || u->op == FRIT_OP_LOAD) return true;
   if (depth > 64) return true;
@@ -60,6 +70,18 @@ frit_uop *cg_flatten_parallel(frit_ctx *ctx, frit_uop *ast, frit_uop **g0) {
     return NULL;
   }
   for (size_t k = 0; k < n; k++) pos[nodes[k]->id] = (uint32_t)k;
+  /* a reduction that does not use a merged range would run again for each of its points (a
+   * softmax's row max, once an element instead of once a row): merge only the ranges before it */
+  for (size_t k = 0; k < n && m > 1; k++) {
+    if (nodes[k]->op != FRIT_OP_REDUCE) continue;
+    for (int i = 1; i < m; i++) {
+      memset(seen, 0, n + 1);
+      if (!uses_range(nodes[k], rr[i], seen, pos)) {
+        m = i;
+        break;
+      }
+    }
+  }
   for (size_t k = 0; k < n && m > 1; k++) {
     if (nodes[k]->op != FRIT_OP_STORE) continue;
     for (int i = 1; i < m; i++) {

@@ -3,6 +3,7 @@
 #include "schedule/sched_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define LARGE INT64_MAX
 /* A fused value holding a reduction is materialised when a consumer reads each of its elements
@@ -68,10 +69,74 @@ typedef struct graph {
   uint8_t *heavy;  /* by id: its fused cone holds a reduction */
   uint32_t *uoff, *ulen, *users; /* users per list position (CSR) */
   uint32_t *pos;   /* id -> list position */
+  uint8_t *rowcast; /* by id, EXPANDs: 0 not judged yet, 1 broadcast along rows, 2 not */
+  uint32_t *mark;   /* by list position: the walk of broadcast_along_rows that last visited it */
+  uint32_t walk;
 } graph;
 
 static bool is_real(const graph *g, const frit_uop *u) {
   return u->op == FRIT_OP_BUFFER || g->real[u->id] || sched_in_slot(u); /* loop.c: CARRYs, loop results */
+}
+
+/* The first axis an EXPAND grows when it grows only trailing axes (every axis after it grown or
+ * of size 1), else -1: a row's value broadcast along its row. */
+static int trailing_growth(frit_ctx *ctx, frit_uop *e) {
+  const frit_shape *in = frit_shape_of(ctx, e->src[0]);
+  int a = -1;
+  for (int k = 0; in && k < in->ndim; k++) {
+    bool grown = e->src[1 + k] != in->dims[k];
+    if (grown && a < 0) a = k;
+    if (a >= 0 && !grown && frit_dim_value(in->dims[k]) != 1) return -1;
+  }
+  return a;
+}
+
+/* Does a row's value broadcast along trailing axes (EXPAND e, growing axes a and after) reach
+ * its kernels only through elementwise ops of its shape, and reductions over those axes? Then
+ * every kernel it fuses into loops over the grown axes inside the others (its store is row
+ * major), and the linearizer computes the value once a row, outside those loops
+ * (cgl_place_mode): a softmax or a layer norm is one kernel, reading its row from cache. A
+ * permute or gather on the way could put a grown axis outside: the value would be computed again
+ * for every point of it. */
+static bool broadcast_along_rows(graph *g, frit_uop *e, int a) {
+  size_t cap = g->n + 1, sp = 0;
+  frit_uop **stack = malloc(cap * sizeof *stack);
+  if (!stack) return false; /* out of memory: the safe answer */
+  uint32_t walk = ++g->walk;
+  bool ok = true;
+  stack[sp++] = e;
+  while (sp && ok) {
+    frit_uop *w = stack[--sp];
+    uint32_t p = g->pos[w->id];
+    for (uint32_t j = 0; j < g->ulen[p] && ok; j++) {
+      uint32_t q = g->users[g->uoff[p] + j];
+      frit_uop *v = g->list[q];
+      frit_op op = (frit_op)v->op;
+      if (g->mark[q] == walk) continue;
+      g->mark[q] = walk;
+      if (op == FRIT_OP_REDUCE_AXIS) {
+        const int64_t *ax = (const int64_t *)v->arg.blob;
+        for (uint32_t i = 0; i < v->arg.n; i++)
+          if (!ax || ax[i] < a) ok = false;
+        continue; /* its own broadcasts are judged on their own */
+      }
+      if (!(frit_op_flags(op) & FRIT_F_ALU) && op != FRIT_OP_CAST) ok = false;
+      else if (!is_real(g, v)) stack[sp++] = v; /* each node once: sp stays below cap */
+    }
+  }
+  free(stack);
+  return ok;
+}
+
+/* The read factor of EXPAND e: 1 for a row's value broadcast along its row (judged once, when
+ * first asked: later decisions only realize more, which the answer does not need), else the
+ * product of the grown dims. */
+static int64_t expand_reads(frit_ctx *ctx, graph *g, frit_uop *e) {
+  if (!g->rowcast[e->id]) {
+    int a = trailing_growth(ctx, e);
+    g->rowcast[e->id] = a >= 0 && broadcast_along_rows(g, e, a) ? 1 : 2;
+  }
+  return g->rowcast[e->id] == 1 ? 1 : expand_factor(ctx, e);
 }
 
 static void compute_heavy(graph *g) {
@@ -109,9 +174,10 @@ static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int n
   g->in = calloc(nids, 1);
   g->real = calloc(nids, 1);
   g->heavy = calloc(nids, 1);
+  g->rowcast = calloc(nids, 1);
   g->pos = calloc(nids, sizeof *g->pos);
   frit_uop **stack = malloc(((size_t)nids + 1) * sizeof *stack);
-  if (!g->in || !g->real || !g->heavy || !g->pos || !stack) {
+  if (!g->in || !g->real || !g->heavy || !g->rowcast || !g->pos || !stack) {
     free(stack);
     return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
   }
@@ -134,8 +200,9 @@ static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int n
   for (uint32_t id = 0; id < nids; id++) g->n += g->in[id];
   g->list = malloc((g->n + 1) * sizeof *g->list);
   g->uoff = calloc(g->n + 1, sizeof *g->uoff);
+  g->mark = calloc(g->n + 1, sizeof *g->mark);
   g->ulen = calloc(g->n + 1, sizeof *g->ulen);
-  if (!g->list || !g->uoff || !g->ulen) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+  if (!g->list || !g->uoff || !g->ulen || !g->mark) return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
   size_t at = 0, nedges = 0;
   for (uint32_t id = 0; id < nids; id++)
     if (g->in[id]) g->pos[id] = (uint32_t)at, g->list[at++] = frit_node_by_id(ctx, id);
@@ -159,12 +226,12 @@ static frit_status collect(frit_ctx *ctx, graph *g, frit_uop *const *outs, int n
 }
 
 /* How many times consumer v reads each element of its source u (the read factor of rule 1). */
-static int64_t read_factor(frit_ctx *ctx, const frit_uop *v, const frit_uop *u) {
+static int64_t read_factor(frit_ctx *ctx, graph *g, const frit_uop *v, const frit_uop *u) {
   int64_t f = 0;
   for (uint32_t j = 0; j < v->nsrc; j++) {
     if (v->src[j] != u || !sched_is_tensor_src(v, j)) continue;
     int64_t e = 1;
-    if (v->op == FRIT_OP_EXPAND) e = expand_factor(ctx, (frit_uop *)v);
+    if (v->op == FRIT_OP_EXPAND) e = expand_reads(ctx, g, (frit_uop *)v);
     else if (v->op == FRIT_OP_GATHER) e = static_numel(ctx, v->src[j ? 0 : 1], j ? (int)v->arg.i0 : -1);
     else if (v->op == FRIT_OP_SCATTER || v->op == FRIT_OP_KERNEL) e = LARGE;
     f = f > LARGE - e ? LARGE : f + e;
@@ -191,7 +258,7 @@ static frit_status compound_rule(frit_ctx *ctx, graph *g) {
       }
       for (uint32_t j = 0; j < g->ulen[i]; j++) {
         uint32_t v = g->users[g->uoff[i] + j];
-        int64_t t = sat_mul(is_real(g, g->list[v]) ? 1 : m[v], read_factor(ctx, g->list[v], u));
+        int64_t t = sat_mul(is_real(g, g->list[v]) ? 1 : m[v], read_factor(ctx, g, g->list[v], u));
         m[i] = m[i] > LARGE - t ? LARGE : m[i] + t;
       }
       if (m[i] > RECOMPUTE_LIMIT && g->heavy[u->id] && !is_leaf(u)) deepest = i;
@@ -254,7 +321,7 @@ static frit_status decide(frit_ctx *ctx, graph *g, frit_uop *const *outs, int no
       continue;
     if (dirty) compute_heavy(g); /* earlier decisions change what is heavy above them */
     dirty = false;
-    if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_factor(ctx, u));
+    if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_reads(ctx, g, u));
     if (u->op == FRIT_OP_GATHER) {
       dirty |= realize_if_heavy(g, u->src[0], static_numel(ctx, u->src[1], -1));
       dirty |= realize_if_shared(g, u->src[0]);
@@ -809,7 +876,7 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
 fail:
   S = NULL;
 done:
-  free(g.list), free(g.in), free(g.real), free(g.heavy), free(g.uoff), free(g.ulen), free(g.users), free(g.pos);
+  free(g.list), free(g.in), free(g.real), free(g.heavy), free(g.rowcast), free(g.mark), free(g.uoff), free(g.ulen), free(g.users), free(g.pos);
   free(st.buf_of), free(st.params), free(st.err_msgs);
   sched_ek_free(&st);
   sched_loops_free(&st);

@@ -57,11 +57,14 @@ def test_matmul_bias_relu_is_one_kernel(ctx, rng):
 
 
 @pytest.mark.parametrize("shape", [(8, 100), (3, 5, 7)])
-def test_softmax_last_axis_at_most_3_kernels(ctx, rng, shape):
+def test_softmax_last_axis_is_one_kernel(ctx, rng, shape):
+    """A row's max and sum broadcast along the row fuse into the kernel that uses them: the
+    linearizer computes each once a row, outside the loop over the row (realize.c,
+    broadcast_along_rows; linear.c places a reduction by its own ranges)."""
     x = rand(rng, L.F32, shape)
     tx = ctx.input("x", L.F32, x.shape)
     p = _compile([ctx.softmax(tx, -1)])
-    assert p.num_kernels <= 3, p.kernel_names()
+    assert p.num_kernels == 1, p.kernel_names()
     e = np.exp(x - x.max(-1, keepdims=True))
     assert_close(p.run({"x": x})[0], e / e.sum(-1, keepdims=True), 1e-6, 1e-7)
 
@@ -128,3 +131,18 @@ def test_no_fusion_gives_more_kernels(ctx, rng):
     p2 = _compile([y], no_fusion=True, interpret=True)
     assert p1.num_kernels == 1 and p2.num_kernels >= 3, (p1.kernel_names(), p2.kernel_names())
     assert_close(p1.run({"x": x})[0], p2.run({"x": x})[0], 4e-6, 4e-6)  # exp: a few ulps
+
+
+def test_broadcasts_that_are_not_along_rows_stay_materialised(ctx, rng):
+    """A row sum broadcast and then transposed, or summed over the other axis, would put the
+    broadcast axis outside the row's loop and compute the sum again for every element of it:
+    those sums are materialised (several kernels), and the values are numpy's."""
+    x = np.abs(rand(rng, L.F32, (40, 30))) + np.float32(0.5)  # sums far from 0
+    tx = ctx.input("x", L.F32, x.shape)
+    norm = ctx.binary("truediv", tx, ctx.unsqueeze(ctx.reduce("sum", tx, 1), 1))
+    t = _compile([ctx.permute(norm, [1, 0])])
+    assert t.num_kernels >= 2, t.kernel_names()
+    assert_close(t.run({"x": x})[0], (x / x.sum(1, keepdims=True)).T, 1e-5, 1e-6)
+    c = _compile([ctx.reduce("sum", norm, 0)])
+    assert c.num_kernels >= 2, c.kernel_names()
+    assert_close(c.run({"x": x})[0], (x / x.sum(1, keepdims=True)).sum(0), 1e-5, 1e-5)
