@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -123,18 +124,39 @@ static int run_capture(const char *cmd, char *buf, size_t cap) {
   return st;
 }
 
+/* `cc --version` costs a process (3-4 ms: most of a disk-cache hit), so its first line is kept
+ * for the whole process, per compiler string, besides the ctx's own copy that callers read. */
+static pthread_mutex_t versions_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { char cc[256], line[256]; } versions[8];
+static int nversions;
+
 static const char *compiler_version(frit_ctx *ctx, const char *cc) {
   cg_state *s = state_of(ctx);
   if (s && s->version && s->ver_cc && strcmp(s->ver_cc, cc) == 0) return s->version;
-  cg_str cmd = {0};
-  cg_puts(&cmd, cc); /* cc may carry arguments (e.g. "ccache gcc"): not quoted */
-  cg_puts(&cmd, " --version 2>&1");
   char out[512];
   out[0] = 0;
-  if (cmd.s) run_capture(cmd.s, out, sizeof out);
-  cg_free(&cmd);
-  char *nl = strchr(out, '\n');
-  if (nl) *nl = 0;
+  bool known = false;
+  pthread_mutex_lock(&versions_lock);
+  for (int i = 0; i < nversions && !known; i++)
+    if (strcmp(versions[i].cc, cc) == 0) snprintf(out, sizeof out, "%s", versions[i].line), known = true;
+  pthread_mutex_unlock(&versions_lock);
+  if (!known) {
+    cg_str cmd = {0};
+    cg_puts(&cmd, cc); /* cc may carry arguments (e.g. "ccache gcc"): not quoted */
+    cg_puts(&cmd, " --version 2>&1");
+    if (cmd.s) run_capture(cmd.s, out, sizeof out);
+    cg_free(&cmd);
+    char *nl = strchr(out, '\n');
+    if (nl) *nl = 0;
+    pthread_mutex_lock(&versions_lock);
+    if (out[0] && strlen(cc) < sizeof versions[0].cc && strlen(out) < sizeof versions[0].line &&
+        nversions < (int)(sizeof versions / sizeof versions[0])) {
+      snprintf(versions[nversions].cc, sizeof versions[0].cc, "%s", cc);
+      snprintf(versions[nversions].line, sizeof versions[0].line, "%s", out);
+      nversions++;
+    }
+    pthread_mutex_unlock(&versions_lock);
+  }
   if (!s) return "";
   free(s->version);
   free(s->ver_cc);
