@@ -67,11 +67,3 @@ def _trim():
             del _buffers[n]
         if _total <= MAX_POOL_BYTES:
             return
-
-
-def clear():
-    """Forgets every buffer (in-use ones stay alive through their arrays)."""
-    global _total
-    with _lock:
-        _buffers.clear()
-        _total = 0

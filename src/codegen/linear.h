@@ -92,6 +92,8 @@ bool cgl_on_chain(const cg *g, int cur, int b);
 int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet);
 /* Closes block b into its parent, choosing the loop's pragma. */
 void cgl_close_block(cg *g, int b);
+/* Frees a closed block's texts; the names placed in it are no longer valid. */
+void cgl_retire_block(blk *B);
 char *cgl_strdup(cg *g, const char *s);
 /* Names node u by the C expression `name`, valid in block b. */
 const char *cgl_set_name(cg *g, frit_uop *u, int b, const char *name);
@@ -105,6 +107,9 @@ int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *out
 /* Emits u (and what it needs) for use in block cur; returns its C expression ("" for effects),
  * NULL on error. */
 const char *cgl_emit(cg *g, frit_uop *u, int cur);
+/* The C name of parameter or register array b ("g<k>", "m<k>": by position, so that the same
+ * kernel renders to the same text in any ctx) in buf. */
+const char *cgl_base_name(const cg *g, frit_uop *b, char *buf, size_t n);
 /* Is the index stride 1 in the range with index rbit (r itself, or r plus terms free of r)? */
 bool cgl_stride1(const cg *g, frit_uop *ix, int rbit, int depth);
 /* Kernel rendering in three steps: the analysis of kernel opt and the root block (block 0),

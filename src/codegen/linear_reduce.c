@@ -346,9 +346,6 @@ bool cgl_unrolled_in_text(cg *g, blk *B, blk *P) {
   P->loaded_params |= B->loaded_params;
   P->stored_params |= B->stored_params;
   if (B->copies * end->arg.value.i > P->copies) P->copies = B->copies * end->arg.value.i;
-  cg_free(&B->text);
-  cg_free(&B->header);
-  cg_free(&B->red);
-  B->alive = false;
+  cgl_retire_block(B);
   return true;
 }

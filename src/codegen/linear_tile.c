@@ -141,8 +141,7 @@ static void unchain(cg *g, int b, int h, cg_str *out) {
   blk *H = &g->blocks[h];
   if (H->text.oom) out->oom = true;
   if (H->text.s) cg_puts(out, H->text.s);
-  cg_free(&H->text);
-  H->alive = false;
+  cgl_retire_block(H);
 }
 
 /* Staging of operand o of side s (0: rows, 1: columns) for reduction step k0_: each thread

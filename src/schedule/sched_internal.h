@@ -140,4 +140,26 @@ void sched_plan_static(frit_ctx *ctx, frit_schedule *s);
 /* Sets every kernel's alias_mask (alias.c). */
 void sched_mark_alias(frit_schedule *s);
 
+/* realize.c: the tensor graph the realize decisions are made on */
+typedef struct sched_graph {
+  frit_uop **list; /* tensor nodes reachable from the outputs, ascending id */
+  size_t n;
+  uint8_t *in;     /* by id: reachable */
+  uint8_t *real;   /* by id: realized (kernel boundary) */
+  uint8_t *heavy;  /* by id: its fused cone holds a reduction */
+  uint32_t *uoff, *ulen, *users; /* users per list position (CSR) */
+  uint32_t *pos;   /* id -> list position */
+  uint8_t *rowcast; /* by id, EXPANDs: 0 not judged yet, 1 broadcast along rows, 2 not */
+  uint32_t *mark;   /* by list position: the walk of broadcast_along_rows that last visited it */
+  uint32_t walk;
+} sched_graph;
+bool sched_graph_is_real(const sched_graph *g, const frit_uop *u);
+bool sched_is_leaf(const frit_uop *u);
+/* heavy[id]: the node's fused cone holds a reduction (recomputed after decisions change) */
+void sched_compute_heavy(sched_graph *g);
+/* The nodes reachable from outs, their users, and the per-node arrays (freed by the caller). */
+frit_status sched_collect(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, int nout, uint32_t nids);
+/* The cost model: sets real[id] for the nodes that end a kernel. */
+frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, int nout, int no_fusion);
+
 #endif
