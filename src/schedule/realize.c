@@ -67,16 +67,20 @@ bool sched_graph_is_real(const sched_graph *g, const frit_uop *u) {
 }
 
 /* The first axis an EXPAND grows when it grows only trailing axes (every axis after it grown or
- * of size 1), else -1: a row's value broadcast along its row. */
+ * of size 1) and leaves rows before them, else -1: a row's value broadcast along its row. */
 static int trailing_growth(frit_ctx *ctx, frit_uop *e) {
   const frit_shape *in = frit_shape_of(ctx, e->src[0]);
   int a = -1;
+  bool rows = false; /* an axis before the grown ones that is not the constant 1 */
   for (int k = 0; in && k < in->ndim; k++) {
     bool grown = e->src[1 + k] != in->dims[k];
     if (grown && a < 0) a = k;
+    if (a < 0 && frit_dim_value(in->dims[k]) != 1) rows = true;
     if (a >= 0 && !grown && frit_dim_value(in->dims[k]) != 1) return -1;
   }
-  return a;
+  /* without rows (a whole-array value, or a single static row) the kernel's outermost loop, which
+   * threads and work-items split, would be a grown axis: each part would compute it again */
+  return rows ? a : -1;
 }
 
 /* Does a row's value broadcast along trailing axes (EXPAND e, growing axes a and after) reach

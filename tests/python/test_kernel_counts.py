@@ -146,3 +146,21 @@ def test_broadcasts_that_are_not_along_rows_stay_materialised(ctx, rng):
     c = _compile([ctx.reduce("sum", norm, 0)])
     assert c.num_kernels >= 2, c.kernel_names()
     assert_close(c.run({"x": x})[0], (x / x.sum(1, keepdims=True)).sum(0), 1e-5, 1e-5)
+
+
+def test_whole_array_and_single_row_broadcasts_stay_materialised(ctx, rng):
+    """A whole-array value (x - mean(x)) or a single static row's (softmax of a (1, n) array)
+    broadcast along every remaining axis: fused, the kernel's outermost loop would be a broadcast
+    axis, split over threads (work-items on a device), each part computing the reduction again."""
+    x = rand(rng, L.F32, (64, 50))
+    tx = ctx.input("x", L.F32, x.shape)
+    m = ctx.reduce("sum", tx, [0, 1], keepdims=True)
+    p = _compile([ctx.binary("sub", tx, m)])
+    assert p.num_kernels >= 2, p.kernel_names()
+    assert_close(p.run({"x": x})[0], x - x.sum(), 1e-4, 1e-3)
+    row = rand(rng, L.F32, (1, 300))
+    tr = ctx.input("r", L.F32, row.shape)
+    q = _compile([ctx.softmax(tr, -1)])
+    assert q.num_kernels >= 2, q.kernel_names()
+    e = np.exp(row - row.max())
+    assert_close(q.run({"r": row})[0], e / e.sum(), 1e-6, 1e-7)
