@@ -127,7 +127,7 @@ static int run_capture(const char *cmd, char *buf, size_t cap) {
 /* `cc --version` costs a process (3-4 ms: most of a disk-cache hit), so its first line is kept
  * for the whole process, per compiler string, besides the ctx's own copy that callers read. */
 static pthread_mutex_t versions_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { char cc[256], line[256]; } versions[8];
+static struct { char cc[256], line[512]; } versions[8];
 static int nversions;
 
 static const char *compiler_version(frit_ctx *ctx, const char *cc) {

@@ -156,7 +156,7 @@ static bool stage(cg *g, const tile_plan *t, int s, int o, const char *M, const 
   else cg_printf(out, "const int xx_ = e_ %% %d, kk_ = e_ / %d;\n", wide, wide);
   int h = cgl_new_block(g, 0, -1, false);
   if (h < 0) return false;
-  char dx[160], dk[160];
+  char dx[256], dk[256];
   snprintf(dx, sizeof dx, "frit_%c0 + xx_ < %s ? frit_%c0 + xx_ : %s - 1", s ? 'j' : 'i', s ? N : M, s ? 'j' : 'i',
            s ? N : M);
   snprintf(dk, sizeof dk, "k0_ + kk_ < %s ? k0_ + kk_ : %s - 1", K, K);
@@ -198,7 +198,7 @@ static bool step(cg *g, const tile_plan *t, bool wide, cg_str *out) {
   if (b < 0) return false;
   for (int s = 0; s < 2; s++)
     for (int o = 0; o < t->nop[s]; o++) {
-      char nm[32];
+      char nm[64];
       snprintf(nm, sizeof nm, "frit_r%d%d[%c_]", s, o, s ? 'n' : 'm');
       if (!cgl_set_name(g, t->op[s][o], b, nm)) return false;
     }
@@ -234,7 +234,7 @@ static bool epilogue(cg *g, const tile_plan *t, bool wide, const char *M, const 
             TILE_TM, TILE_TN);
   int h = cgl_new_block(g, 0, -1, false);
   if (h < 0) return false;
-  char di[96], dj[96], hi[160], hj[160];
+  char di[128], dj[128], hi[320], hj[320];
   snprintf(di, sizeof di, "frit_i0 + frit_ty * %d + m_", TILE_TM);
   snprintf(dj, sizeof dj, "frit_j0 + frit_tx * %d + n_", TILE_TN);
   snprintf(hi, sizeof hi, "if (%s < %s)", di, M);
