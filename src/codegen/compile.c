@@ -372,6 +372,18 @@ static bool device_dtypes_ok(frit_ctx *ctx, frit_uop *ast, frit_dialect d) {
   return ok;
 }
 
+/* Appends a device kernel's second or third rendering (text, freed here) to the program's source
+ * and returns its function name kept in the ctx; NULL on out of memory (error set). */
+static const char *append_variant(frit_ctx *ctx, cg_str *src, char *text, const char *fn, int k, const char *name,
+                                  const char *what) {
+  cg_printf(src, "\n/* kernel %d: %s, %s */\n", k, name, what);
+  cg_puts(src, text);
+  free(text);
+  const char *kept = ctx_strdup(ctx, fn);
+  if (!kept) frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
+  return kept;
+}
+
 frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
                                            int nkernels, frit_uop *const *vars, int nvars,
                                            const uint64_t *alias_masks, frit_dialect dialect) {
@@ -444,16 +456,9 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
         cg_free(&src);
         return NULL;
       }
-      if (gtext) {
-        K->fn_name_group = ctx_strdup(ctx, fn);
-        cg_printf(&src, "\n/* kernel %d: %s, a work-group a point */\n", k, K->name);
-        cg_puts(&src, gtext);
-        free(gtext);
-        if (!K->fn_name_group) {
-          frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
-          cg_free(&src);
-          return NULL;
-        }
+      if (gtext && !(K->fn_name_group = append_variant(ctx, &src, gtext, fn, k, K->name, "a work-group a point"))) {
+        cg_free(&src);
+        return NULL;
       }
       /* the tiled rendering, when the kernel is a contraction (linear_tile.c) */
       snprintf(fn, sizeof fn, "frit_k%d_t", k);
@@ -463,16 +468,9 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
         cg_free(&src);
         return NULL;
       }
-      if (ttext) {
-        K->fn_name_tile = ctx_strdup(ctx, fn);
-        cg_printf(&src, "\n/* kernel %d: %s, a work-group an output tile */\n", k, K->name);
-        cg_puts(&src, ttext);
-        free(ttext);
-        if (!K->fn_name_tile) {
-          frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
-          cg_free(&src);
-          return NULL;
-        }
+      if (ttext && !(K->fn_name_tile = append_variant(ctx, &src, ttext, fn, k, K->name, "a work-group an output tile"))) {
+        cg_free(&src);
+        return NULL;
       }
     }
   }
