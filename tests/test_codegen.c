@@ -829,6 +829,25 @@ static void test_caches(void) {
   CHECK_EQ_INT(frit_codegen_cache_clear(ctx, cache_dir), FRIT_OK);
 }
 
+/* The autotuner's choices as text: the tuning cache's form round-trips, bad text is refused. */
+static void test_choices_text(void) {
+  frit_cg_choices c = {0}, d;
+  char buf[256];
+  frit_cg_choices_format(&c, buf, sizeof buf);
+  CHECK(!strcmp(buf, "default"));
+  CHECK(frit_cg_choices_parse(buf, &d) && !memcmp(&c, &d, sizeof c));
+  c = (frit_cg_choices){.tile = -1, .tile_rows = 5, .tile_vecs = 1, .tile_block = 16, .unroll = -1, .regacc = -1,
+                        .threads = 1};
+  frit_cg_choices_format(&c, buf, sizeof buf);
+  CHECK(!strcmp(buf, "tile=-1 rows=5 vecs=1 block=16 unroll=-1 regacc=-1 threads=1"));
+  CHECK(frit_cg_choices_parse(buf, &d) && !memcmp(&c, &d, sizeof c));
+  CHECK(frit_cg_choices_parse("block=4 rows=3\n", &d) && d.tile_block == 4 && d.tile_rows == 3 && d.tile_vecs == 0);
+  CHECK(!frit_cg_choices_parse("rows=banana", &d));
+  CHECK(!frit_cg_choices_parse("colour=3", &d));
+  CHECK(!frit_cg_choices_parse("rows=65", &d));
+  CHECK(!frit_cg_choices_parse("rows=", &d));
+}
+
 int main(void) {
   ctx = frit_ctx_new();
   snprintf(cache_dir, sizeof cache_dir, "/tmp/frit-test-codegen-%ld", (long)getpid());
@@ -846,6 +865,7 @@ int main(void) {
   test_casts();
   test_alu_all_dtypes();
   test_caches();
+  test_choices_text();
   frit_codegen_cache_clear(ctx, cache_dir);
   rmdir(cache_dir);
   frit_ctx_free(ctx);

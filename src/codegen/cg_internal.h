@@ -74,8 +74,13 @@ frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
  * chains, small output axes whose values hold reductions become one store per element. */
 frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
 
-/* Register tiling of a matmul-shaped kernel (opt_tile.c); may replace the g0 range (*g0). */
-frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0);
+/* Register tiling of a matmul-shaped kernel (opt_tile.c); may replace the g0 range (*g0).
+ * ch (never NULL) may override the tile's shape and blocking. */
+frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0, const frit_cg_choices *ch);
+
+/* frit_codegen_optimize_for under the autotuner's choices (NULL: the heuristics). */
+frit_uop *cg_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect,
+                      frit_uop **before_flatten, const frit_cg_choices *ch);
 
 /* Devices (opt_device.c): g0 merged with the output ranges every top-level END lists right
  * inside it, where every store depends on each, into one flat launch range, the last varying

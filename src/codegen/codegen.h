@@ -55,6 +55,24 @@ typedef struct frit_cg_tile {
   int threads;
 } frit_cg_tile;
 
+/* A kernel's tunable choices, the autotuner's search space (src/runtime/tune.c). Zero in a field
+ * keeps the heuristics' choice, so a zeroed struct (or NULL) is the untuned kernel. A choice that
+ * does not fit the kernel (a row tile longer than its rows, two vectors a row on an odd width)
+ * falls back to the heuristic: every choice renders a correct kernel. */
+typedef struct frit_cg_choices {
+  int tile;       /* register tiles for a contraction (opt_tile.c): 0 where they fit, -1 never */
+  int tile_rows;  /* rows of a register tile: 0 the heuristic (6, or 8 with one vector a row) */
+  int tile_vecs;  /* vectors a tile row: 0 the heuristic (2 when the columns allow), else 1 or 2 */
+  int tile_block; /* row tiles a thread block (cache blocking): 0 the heuristic (L2-sized), else 1..64 */
+  int unroll;     /* small static ranges unrolled (opt_unroll.c): 0 yes, -1 no */
+  int regacc;     /* reductions kept in register accumulators (opt_regacc.c): 0 yes, -1 no */
+  int threads;    /* the launch: 0 the program's threads, 1 the calling thread alone */
+} frit_cg_choices;
+/* "tile=0 rows=6 vecs=2 block=0 unroll=0 regacc=0 threads=0"; the fields that differ from zero
+ * only, or "default". Parse accepts that form (any order, missing fields 0); false on bad text. */
+void frit_cg_choices_format(const frit_cg_choices *c, char *buf, size_t cap);
+bool frit_cg_choices_parse(const char *s, frit_cg_choices *c);
+
 /* One generated kernel. */
 typedef struct frit_cg_kernel {
   frit_uop *ast;          /* the kernel AST as given */
@@ -110,9 +128,15 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
 /* One kernel with some variables fixed: vars[v] with fixed[v] set becomes the constant values[v],
  * the AST is simplified again and generated alone (as kernel 0, same ABI: the other variables are
  * still read from vars). The runtime's size-specialised variants (src/runtime/specialize.c). */
+/* Kernels already fixed and simplified, each under its own choices (choices[k]; the autotuner's
+ * candidates, src/runtime/tune.c). */
+frit_cg_program *frit_codegen_generate_choices(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                               int nkernels, frit_uop *const *vars, int nvars,
+                                               const uint64_t *alias_masks, const frit_cg_choices *choices);
+/* choices (NULL: the heuristics) are the autotuner's (src/runtime/tune.c). */
 frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const char *name, frit_uop *const *vars,
                                              int nvars, const int64_t *values, const uint8_t *fixed,
-                                             uint64_t alias_mask);
+                                             uint64_t alias_mask, const frit_cg_choices *choices);
 
 /* Compiles the program's source (or finds it in the caches), loads it and fills in each
  * kernel's fn. FRIT_ERR_RUNTIME with the compiler's first output lines when compiling fails. */

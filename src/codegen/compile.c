@@ -384,9 +384,26 @@ static const char *append_variant(frit_ctx *ctx, cg_str *src, char *text, const 
   return kept;
 }
 
+/* choices: NULL, or one a kernel */
+static frit_cg_program *generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names, int nkernels,
+                                 frit_uop *const *vars, int nvars, const uint64_t *alias_masks, frit_dialect dialect,
+                                 const frit_cg_choices *choices);
+
 frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
                                            int nkernels, frit_uop *const *vars, int nvars,
                                            const uint64_t *alias_masks, frit_dialect dialect) {
+  return generate(ctx, asts, names, nkernels, vars, nvars, alias_masks, dialect, NULL);
+}
+
+frit_cg_program *frit_codegen_generate_choices(frit_ctx *ctx, frit_uop *const *asts, const char *const *names,
+                                               int nkernels, frit_uop *const *vars, int nvars,
+                                               const uint64_t *alias_masks, const frit_cg_choices *choices) {
+  return generate(ctx, asts, names, nkernels, vars, nvars, alias_masks, FRIT_DIALECT_C, choices);
+}
+
+static frit_cg_program *generate(frit_ctx *ctx, frit_uop *const *asts, const char *const *names, int nkernels,
+                                 frit_uop *const *vars, int nvars, const uint64_t *alias_masks, frit_dialect dialect,
+                                 const frit_cg_choices *choices) {
   if (nkernels < 0 || (nkernels > 0 && !asts)) {
     frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: bad kernel list");
     return NULL;
@@ -425,7 +442,7 @@ frit_cg_program *frit_codegen_generate_for(frit_ctx *ctx, frit_uop *const *asts,
       return NULL;
     }
     frit_uop *unflat = NULL;
-    K->opt = structured ? asts[k] : frit_codegen_optimize_for(ctx, asts[k], &K->g0_extent, dialect, &unflat);
+    K->opt = structured ? asts[k] : cg_optimize(ctx, asts[k], &K->g0_extent, dialect, &unflat, choices ? &choices[k] : NULL);
     if (!K->opt) {
       cg_free(&src);
       return NULL;
@@ -537,7 +554,7 @@ frit_status frit_codegen_cache_clear(frit_ctx *ctx, const char *dir) {
 
 frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const char *name, frit_uop *const *vars,
                                              int nvars, const int64_t *values, const uint8_t *fixed,
-                                             uint64_t alias_mask) {
+                                             uint64_t alias_mask, const frit_cg_choices *choices) {
   frit_uop *from[64], *to[64];
   int n = 0;
   for (int v = 0; v < nvars; v++) {
@@ -557,5 +574,5 @@ frit_cg_program *frit_codegen_generate_fixed(frit_ctx *ctx, frit_uop *ast, const
     return NULL;
   }
   if (frit_verify(ctx, fixed_ast) != FRIT_OK) return NULL;
-  return frit_codegen_generate_alias(ctx, &fixed_ast, &name, 1, vars, nvars, &alias_mask);
+  return generate(ctx, &fixed_ast, &name, 1, vars, nvars, &alias_mask, FRIT_DIALECT_C, choices);
 }

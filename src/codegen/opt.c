@@ -1,6 +1,8 @@
 /* Axis choices on a kernel AST before rendering: which range the runtime splits across threads
  * (the g0 axis, type GLOBAL), the contiguous output range innermost (so the vectorizer sees
  * stride-1 stores), and small static ranges marked UPCAST/UNROLL (rendered as unrolled loops). */
+#include <stddef.h>
+
 #include "codegen/cg_internal.h"
 #include "ir/walk.h"
 
@@ -69,6 +71,13 @@ frit_uop *frit_codegen_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_exte
 
 frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect,
                                     frit_uop **before_flatten) {
+  return cg_optimize(ctx, ast, g0_extent, dialect, before_flatten, NULL);
+}
+
+frit_uop *cg_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_dialect dialect,
+                      frit_uop **before_flatten, const frit_cg_choices *ch) {
+  static const frit_cg_choices heuristics;
+  if (!ch) ch = &heuristics;
   if (before_flatten) *before_flatten = NULL;
   if (!ast) return NULL;
   size_t n = 0;
@@ -191,9 +200,9 @@ frit_uop *frit_codegen_optimize_for(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_
   bool host = dialect == FRIT_DIALECT_C;
   if (before_flatten && !host) *before_flatten = result;
   if (!host && result && g0n) result = cg_flatten_parallel(ctx, result, &g0n);
-  if (result && host && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n);
-  if (result && !getenv("FRIT_NO_UNROLL")) result = cg_unroll(ctx, result, g0n);
-  if (result && host && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0n);
+  if (result && host && ch->tile >= 0 && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n, ch);
+  if (result && ch->unroll >= 0 && !getenv("FRIT_NO_UNROLL")) result = cg_unroll(ctx, result, g0n);
+  if (result && host && ch->regacc >= 0 && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0n);
   if (g0_extent) *g0_extent = g0n ? g0n->src[0] : frit_const_int(ctx, FRIT_I64, 1);
   if (g0n && g0_extent && frit_dtype_kind((*g0_extent)->dtype) != FRIT_I64) *g0_extent = frit_cast(ctx, *g0_extent, FRIT_I64);
   if (g0_extent && !*g0_extent) result = NULL;
@@ -206,3 +215,46 @@ done:
   free(users_bad);
   return result;
 }
+
+/* ---------- the autotuner's choices as text (the tuning cache's form) ---------- */
+
+
+static const struct {
+  const char *name;
+  size_t offset;
+} choice_field[] = {{"tile", offsetof(frit_cg_choices, tile)},        {"rows", offsetof(frit_cg_choices, tile_rows)},
+                    {"vecs", offsetof(frit_cg_choices, tile_vecs)},   {"block", offsetof(frit_cg_choices, tile_block)},
+                    {"unroll", offsetof(frit_cg_choices, unroll)},    {"regacc", offsetof(frit_cg_choices, regacc)},
+                    {"threads", offsetof(frit_cg_choices, threads)}};
+enum { NCHOICE_FIELDS = sizeof choice_field / sizeof choice_field[0] };
+
+void frit_cg_choices_format(const frit_cg_choices *c, char *buf, size_t cap) {
+  size_t w = 0;
+  if (cap) buf[0] = 0;
+  for (int f = 0; f < NCHOICE_FIELDS; f++) {
+    int v = *(const int *)((const char *)c + choice_field[f].offset);
+    if (v && w < cap) w += (size_t)snprintf(buf + w, cap - w, "%s%s=%d", w ? " " : "", choice_field[f].name, v);
+  }
+  if (!w && cap) snprintf(buf, cap, "default");
+}
+
+bool frit_cg_choices_parse(const char *s, frit_cg_choices *c) {
+  memset(c, 0, sizeof *c);
+  while (*s == ' ') s++;
+  if (!strncmp(s, "default", 7) && (s[7] == 0 || s[7] == '\n')) return true;
+  while (*s && *s != '\n') {
+    int f = 0;
+    while (f < NCHOICE_FIELDS && !(strncmp(s, choice_field[f].name, strlen(choice_field[f].name)) == 0 &&
+                                   s[strlen(choice_field[f].name)] == '='))
+      f++;
+    if (f == NCHOICE_FIELDS) return false;
+    char *end;
+    long v = strtol(s + strlen(choice_field[f].name) + 1, &end, 10);
+    if (end == s + strlen(choice_field[f].name) + 1 || v < -1 || v > 64 || (*end && *end != ' ' && *end != '\n'))
+      return false;
+    *(int *)((char *)c + choice_field[f].offset) = (int)v;
+    for (s = end; *s == ' '; s++) {}
+  }
+  return true;
+}
+

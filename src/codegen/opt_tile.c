@@ -152,7 +152,7 @@ static frit_uop *gate_store(frit_ctx *ctx, frit_uop *st, frit_uop *row, frit_uop
   return nix ? frit_uop_replace_src(ctx, st, ss, 2) : NULL;
 }
 
-frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
+frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_choices *ch) {
   frit_uop *g0 = *g0p;
   if (!g0 || ast->op != FRIT_OP_SINK || ast->nsrc != 1) return ast;
   frit_uop *e = ast->src[0];
@@ -169,9 +169,11 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   if (!ok || M <= 0 || N <= 0 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
   frit_dtype vt = e->src[0]->src[1]->dtype;
   int64_t L = frit_host_tile_lanes(vt), JV = N % (2 * L) == 0 && !frit_dtype_is_complex(vt) ? 2 : 1;
+  if (ch->tile_vecs == 1) JV = 1;
   /* 12 vector accumulators (6 rows x 2 vectors) leave registers for the loads of b and the
    * broadcast of a; one vector a row: 8 rows */
   int64_t TI = (JV == 2 ? 6 : 8) / nred;
+  if (ch->tile_rows >= 1 && ch->tile_rows <= 8 && M >= 2 * ch->tile_rows) TI = ch->tile_rows;
   /* rows past M (the last tile when TI does not divide M) read row M - 1 and store its values
    * again: the same values, unless the value reads its own element outside the reductions (an
    * in-place update would then apply twice). Such a kernel takes a row tile that divides M, or
@@ -182,6 +184,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p) {
   if (N % L || TI < 1 || M < 2 * TI) return ast;
   int64_t T = (M + TI - 1) / TI;
   int64_t TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), frit_dtype_bits(vt) / 8, i == g0 ? 4 : 1);
+  if (ch->tile_block >= 1 && ch->tile_block <= 64) TB = ch->tile_block < T ? ch->tile_block : T;
   int64_t NB = (T + TB - 1) / TB;
   frit_dtype dt = i->dtype;
   frit_uop *i1 = frit_range(ctx, cint(ctx, dt, NB), 3000, i == g0 ? FRIT_AXIS_GLOBAL : FRIT_AXIS_LOOP);

@@ -105,7 +105,7 @@ static void measure(int threads, double *gbps, double *gflops) {
 }
 
 /* "model name" of /proc/cpuinfo (or "unknown") and the thread count. */
-static void fingerprint(char *out, size_t cap, int threads) {
+void frit_rt_machine_fingerprint(char *out, size_t cap, int threads) {
   char model[256] = "unknown";
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (f) {
@@ -135,7 +135,7 @@ frit_status frit_machine_limits(frit_ctx *ctx, double *copy_gbps, double *fma_gf
   pthread_mutex_lock(&lim_mu);
   if (lim_threads != threads) {
     char fp[400], path[4096] = "";
-    fingerprint(fp, sizeof fp, threads);
+    frit_rt_machine_fingerprint(fp, sizeof fp, threads);
     uint64_t h = 1469598103934665603ull;
     for (const char *c = fp; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
     frit_cg_config cfg;

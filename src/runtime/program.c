@@ -275,15 +275,15 @@ static frit_status run_kernel(frit_program *p, int k) {
     const frit_cg_kernel *ck = &c->cg->kernels[k];
     frit_kernel_fn fn = ck->fn;
     int64_t extent, work = frit_rt_kernel_work(p, k);
-    bool have = false;
-    frit_status st = frit_rt_specialised(p, k, work, &fn, &extent, &have);
+    bool have = false, alone = false;
+    frit_status st = frit_rt_specialised(p, k, work, &fn, &extent, &have, &alone);
     if (st != FRIT_OK) return st;
     if (!have) {
       st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
       if (st != FRIT_OK) return st;
     }
     if (extent > 0) {
-      if (p->threads > 1 && extent > 1 && work >= FRIT_RT_MIN_PARALLEL_WORK) {
+      if (p->threads > 1 && extent > 1 && work >= FRIT_RT_MIN_PARALLEL_WORK && !alone) {
         if (!p->pool) p->pool = frit_pool_acquire(p->threads); /* NULL: run on the caller */
         frit_pool_launch(p->pool, fn, p->params, p->varvals, extent);
       } else {

@@ -99,12 +99,32 @@ int frit_rt_default_threads(const frit_compile_opts *opts);
 frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit_cg_config *cfg,
                                   int threads);
 /* The variant of kernel k compiled for the sizes of this run, when its work (loop iterations)
- * makes one worth having (specialize.c): *have set with *fn and *extent; else the generic code
+ * makes one worth having (specialize.c): *have set with *fn, *extent and *alone (a tuning chose
+ * the calling thread alone); else the generic code
  * runs. A variant that cannot be built is no error (the generic code stays in use) except under
  * FRIT_SPECIALISE=always, which the tests use to check every kernel's variant. */
 typedef struct frit_rt_spec frit_rt_spec;
 frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kernel_fn *fn, int64_t *extent,
-                                bool *have);
+                                bool *have, bool *alone);
+
+/* The autotuner (tune.c). FRIT_TUNE set (not "0"): search. Lookups of earlier tunings happen
+ * when searching or when the cache directory holds a tune/ folder. */
+bool frit_rt_tune_on(void);
+bool frit_rt_tune_lookups(const frit_program *p);
+typedef struct frit_rt_tune_info {
+  int source;        /* 0 the heuristics, 1 a tuning found on disk, 2 searched now, 3 FRIT_TUNE_FORCE */
+  double default_ms, tuned_ms, search_ms; /* a search's figures */
+  int candidates;
+} frit_rt_tune_info;
+/* Kernel k at the current bindings with the variables marked in fixed as constants, generated
+ * and compiled under the best choices known: *out (a kernel of a program the ctx owns) with its
+ * fn set and *chosen its choices. Searches now (timing on copies of the buffers p->params points
+ * at, which must be set for kernel k) when tuning is on and no tuning is stored. *out NULL: no
+ * tuning (the heuristics' code is the caller's to build). */
+frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, int64_t work, frit_cg_kernel **out,
+                                frit_cg_choices *chosen, frit_rt_tune_info *info);
+/* "CPU model, N threads": the key of the machine limits and of tunings (machine.c). */
+void frit_rt_machine_fingerprint(char *out, size_t cap, int threads);
 
 /* One line per compiled variant: the kernel, the sizes it is fixed to, its code hash. */
 void frit_rt_spec_print(const frit_program *p, FILE *out);

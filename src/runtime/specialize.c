@@ -23,6 +23,9 @@ typedef struct spec_variant {
   uint64_t hash;              /* its code's hash: frit-<hash>.c in the cache directory */
   uint64_t last_use;
   bool used;
+  bool alone;                 /* tuned to run on the calling thread */
+  frit_cg_choices ch;         /* the autotuner's choices (zero: the heuristics) */
+  frit_rt_tune_info tune;
 } spec_variant;
 
 struct frit_rt_spec {
@@ -50,33 +53,50 @@ static void find_fixed(frit_program *p, int k, frit_rt_spec *sp) {
       sp->fixed[sp->nfixed++] = v;
     }
   }
-  if (sp->nfixed > 0) sp->state = 1;
+  /* a kernel of static sizes has a variant only when a tuning may replace its code */
+  if (sp->nfixed > 0 || frit_rt_tune_lookups(p)) sp->state = 1;
 out:
   free(nodes);
 }
 
-static frit_status build_variant(frit_program *p, int k, frit_rt_spec *sp, spec_variant *var) {
+static frit_status build_variant(frit_program *p, int k, frit_rt_spec *sp, spec_variant *var, int64_t work) {
   frit_ctx *ctx = p->ctx;
   const frit_schedule *s = p->c->sched;
   uint8_t fixed[256] = {0};
   if (s->nvars > 256) return frit_set_error(ctx, FRIT_ERR_INVALID, "specialise: %d variables", s->nvars);
   for (int j = 0; j < sp->nfixed; j++) fixed[sp->fixed[j]] = 1;
-  frit_cg_program *cg = frit_codegen_generate_fixed(ctx, s->kernels[k].ast, s->kernels[k].name, s->vars,
-                                                    s->nvars, p->varvals, fixed, s->kernels[k].alias_mask);
-  if (!cg) return frit_last_status(ctx) ? frit_last_status(ctx) : FRIT_ERR_INVALID;
-  frit_status st = frit_codegen_compile(ctx, cg, &p->cfg);
+  frit_cg_kernel *K = NULL;
+  uint64_t hash = 0;
+  if (frit_rt_tune_lookups(p)) {
+    frit_status st = frit_rt_tune_kernel(p, k, fixed, work, &K, &var->ch, &var->tune);
+    if (st != FRIT_OK) return st;
+  }
+  if (!K && sp->nfixed == 0) {
+    /* static sizes, no tuning: the program's own code */
+    K = &p->c->cg->kernels[k];
+    hash = p->c->cg->hash;
+  } else if (!K) {
+    frit_cg_program *cg = frit_codegen_generate_fixed(ctx, s->kernels[k].ast, s->kernels[k].name, s->vars, s->nvars,
+                                                      p->varvals, fixed, s->kernels[k].alias_mask, NULL);
+    if (!cg) return frit_last_status(ctx) ? frit_last_status(ctx) : FRIT_ERR_INVALID;
+    frit_status st = frit_codegen_compile(ctx, cg, &p->cfg);
+    if (st != FRIT_OK) return st;
+    K = &cg->kernels[0];
+    hash = cg->hash;
+  }
+  frit_status st = frit_rt_eval(ctx, K->g0_extent, p->binds, s->nvars, &var->extent);
   if (st != FRIT_OK) return st;
-  st = frit_rt_eval(ctx, cg->kernels[0].g0_extent, p->binds, s->nvars, &var->extent);
-  if (st != FRIT_OK) return st;
-  var->fn = cg->kernels[0].fn;
-  var->hash = cg->hash;
+  var->fn = K->fn;
+  var->hash = hash;
+  var->alone = var->ch.threads == 1;
   return FRIT_OK;
 }
 
 frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kernel_fn *fn, int64_t *extent,
-                                bool *have) {
+                                bool *have, bool *alone) {
   frit_rt_compiled *c = p->c;
   *have = false;
+  *alone = false;
   if (p->specialise == 0 || c->interpret) return FRIT_OK;
   if (p->specialise == 2) work = INT64_MAX;
   if (work < SPEC_MIN_WORK) return FRIT_OK;
@@ -108,7 +128,7 @@ frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kerne
     if (work < SPEC_NOW_WORK) return FRIT_OK;
   }
   var->last_use = sp->clock;
-  if (!var->fn && build_variant(p, k, sp, var) != FRIT_OK) {
+  if (!var->fn && build_variant(p, k, sp, var, work) != FRIT_OK) {
     /* by default the generic code runs on: a kernel the backend cannot specialise is no error;
      * FRIT_SPECIALISE=always (the tests) reports it */
     if (p->specialise == 2) return frit_last_status(p->ctx);
@@ -118,6 +138,7 @@ frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kerne
   }
   *fn = var->fn;
   *extent = var->extent;
+  *alone = var->alone;
   *have = true;
   return FRIT_OK;
 }
@@ -134,6 +155,16 @@ void frit_rt_spec_print(const frit_program *p, FILE *out) {
       fprintf(out, "kernel %d: specialised for", k);
       for (int j = 0; j < sp->nfixed; j++)
         fprintf(out, "%s %s=%" PRId64, j ? "," : "", (const char *)s->vars[sp->fixed[j]]->arg.blob, v->key[j]);
+      if (!sp->nfixed) fprintf(out, " its static sizes");
+      char ch[256];
+      frit_cg_choices_format(&v->ch, ch, sizeof ch);
+      if (v->tune.source == 2)
+        fprintf(out, ", tuned now: %s (%.3f ms, heuristics %.3f ms, %d candidates in %.0f ms)", ch, v->tune.tuned_ms,
+                v->tune.default_ms, v->tune.candidates, v->tune.search_ms);
+      else if (v->tune.source == 1)
+        fprintf(out, ", tuned earlier: %s", ch);
+      else if (v->tune.source == 3)
+        fprintf(out, ", forced: %s", ch);
       fprintf(out, " (code %016" PRIx64 ")\n", v->hash);
     }
   }
