@@ -836,10 +836,10 @@ static void test_choices_text(void) {
   frit_cg_choices_format(&c, buf, sizeof buf);
   CHECK(!strcmp(buf, "default"));
   CHECK(frit_cg_choices_parse(buf, &d) && !memcmp(&c, &d, sizeof c));
-  c = (frit_cg_choices){.tile = -1, .tile_rows = 5, .tile_vecs = 1, .tile_block = 16, .unroll = -1, .regacc = -1,
-                        .threads = 1};
+  c = (frit_cg_choices){.tile = -1, .tile_rows = 5, .tile_vecs = 1, .tile_block = 16, .tile_order = 1, .unroll = -1,
+                        .regacc = -1, .threads = 1};
   frit_cg_choices_format(&c, buf, sizeof buf);
-  CHECK(!strcmp(buf, "tile=-1 rows=5 vecs=1 block=16 unroll=-1 regacc=-1 threads=1"));
+  CHECK(!strcmp(buf, "tile=-1 rows=5 vecs=1 block=16 order=1 unroll=-1 regacc=-1 threads=1"));
   CHECK(frit_cg_choices_parse(buf, &d) && !memcmp(&c, &d, sizeof c));
   CHECK(frit_cg_choices_parse("block=4 rows=3\n", &d) && d.tile_block == 4 && d.tile_rows == 3 && d.tile_vecs == 0);
   CHECK(!frit_cg_choices_parse("rows=banana", &d));

@@ -224,6 +224,7 @@ static const struct {
   size_t offset;
 } choice_field[] = {{"tile", offsetof(frit_cg_choices, tile)},        {"rows", offsetof(frit_cg_choices, tile_rows)},
                     {"vecs", offsetof(frit_cg_choices, tile_vecs)},   {"block", offsetof(frit_cg_choices, tile_block)},
+                    {"order", offsetof(frit_cg_choices, tile_order)},
                     {"unroll", offsetof(frit_cg_choices, unroll)},    {"regacc", offsetof(frit_cg_choices, regacc)},
                     {"threads", offsetof(frit_cg_choices, threads)}};
 enum { NCHOICE_FIELDS = sizeof choice_field / sizeof choice_field[0] };

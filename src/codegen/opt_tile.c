@@ -211,8 +211,10 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   int w = 0;
   es[w++] = st;
   for (uint32_t k = 1; k + 1 < e->nsrc; k++) es[w++] = k == ri ? i1 : e->src[k];
-  es[w++] = j0;
-  es[w++] = i0;
+  /* panels outside row tiles (a block's rows of A stay in L2 over the B panels), or the other
+   * way round (a tile's rows stay in L1 while the panels stream past) */
+  es[w++] = ch->tile_order == 1 ? i0 : j0;
+  es[w++] = ch->tile_order == 1 ? j0 : i0;
   es[w++] = ii;
   es[w++] = jv;
   es[w++] = jl;

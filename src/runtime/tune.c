@@ -221,6 +221,7 @@ static int neighbours(const frit_cg_choices *c, int threads, frit_cg_choices *ou
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) STEP(tile_rows, rows[i]);
   STEP(tile_vecs, c->tile_vecs == 1 ? 2 : 1);
   for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) STEP(tile_block, blocks[i]);
+  STEP(tile_order, !c->tile_order);
   STEP(unroll, c->unroll ? 0 : -1);
   STEP(regacc, c->regacc ? 0 : -1);
   if (threads > 1) STEP(threads, c->threads ? 0 : 1);

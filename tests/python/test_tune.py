@@ -91,7 +91,7 @@ def run(env_extra, tmp_path, script=WORKLOADS):
 
 
 # each value a field can take, some together; "default" is the heuristics
-CHOICES = ["default", "tile=-1", "rows=1", "rows=3 vecs=1", "rows=8 block=1", "rows=5 block=3", "vecs=2 block=64",
+CHOICES = ["default", "tile=-1", "rows=1", "rows=3 vecs=1", "rows=8 block=1", "rows=5 block=3 order=1", "vecs=2 block=64",
            "unroll=-1 regacc=-1", "rows=4 threads=1"]
 
 
