@@ -658,6 +658,11 @@ frit_status frit_program_print(frit_program *p, const char *stage, int k, FILE *
 frit_status frit_program_info(frit_program *p, FILE *out);
 frit_status frit_info(frit_ctx *ctx, FILE *out);  /* defaults, without compiling */
 frit_status frit_cache_clear(frit_ctx *ctx, const char *cache_dir); /* NULL: the default */
+/* The autotuner's stored tunings (FRIT_TUNE=1; docs/runtime.md "The autotuner") in cache_dir
+ * (NULL: the default): list prints one line each, "KERNEL: CHOICES (DEFAULT -> TUNED ms, N
+ * candidates) on MACHINE", and the count of files it could not read; clear removes them. */
+frit_status frit_tune_list(frit_ctx *ctx, const char *cache_dir, FILE *out);
+frit_status frit_tune_clear(frit_ctx *ctx, const char *cache_dir);
 
 /* ---------- profiling (docs/profiling.md) ---------- */
 

@@ -207,6 +207,22 @@ count=$((count + 1))
 { [ ! -e "$tmp/cc/frit-0123456789abcdef.so" ] && [ -e "$tmp/cc/keep.txt" ]; } ||
   fail "cache clear: want frit-*.so removed and other files kept: $(ls "$tmp/cc")"
 expect_err 'usage: frit cache clear' "$FRIT" cache
+
+# --- tune: a command run with FRIT_TUNE=1; stored tunings listed (a damaged one named) and removed ---
+expect_out '1' "$FRIT" tune sh -c 'echo $FRIT_TUNE'
+expect_out 'a b' "$FRIT" tune -- echo a b
+expect_err 'usage: frit tune' "$FRIT" tune
+expect_err "cannot run 'no-such-command-frit'" "$FRIT" tune no-such-command-frit
+expect_out '' "$FRIT" tune --list "$tmp/no-cache"
+mkdir -p "$tmp/tc/tune"
+printf 'choices: rows=3 block=2\nkernel: k1_mul_sum\ntuned_ms: 0.5000\ndefault_ms: 1.0000\ncandidates: 7\nmachine: CPU X, 2 threads\n' \
+  >"$tmp/tc/tune/00000000000000aa.txt"
+expect_out 'k1_mul_sum: rows=3 block=2 (1.0000 -> 0.5000 ms, 7 candidates) on CPU X, 2 threads' "$FRIT" tune --list "$tmp/tc"
+printf 'choices: rows=banana\n' >"$tmp/tc/tune/00000000000000bb.txt"
+expect_out "$tmp/tc/tune/00000000000000bb.txt: unreadable (ignored)" sh -c "$FRIT tune --list $tmp/tc | grep unreadable"
+expect_out '' "$FRIT" tune --clear "$tmp/tc"
+count=$((count + 1))
+[ ! -e "$tmp/tc/tune" ] || fail "tune --clear: want $tmp/tc/tune removed: $(ls "$tmp/tc/tune")"
 expect_err 'unexpected argument' "$FRIT" info extra
 
 # --- profile: the summary of a hand-written trace (whitespace and key order as another tool

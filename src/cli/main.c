@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/expr.h"
 #include "frit.h"
@@ -365,6 +366,28 @@ static int cmd_cache(int argc, char **argv) {
   return 0;
 }
 
+/* The autotuner: a command run with FRIT_TUNE=1 (its programs' kernels are searched and the
+ * tunings stored in the cache), or the stored tunings listed or removed. */
+static int cmd_tune(int argc, char **argv) {
+  if (argc < 1) return user_error("usage: frit tune COMMAND [ARGS]... | frit tune --list [DIR] | frit tune --clear [DIR]");
+  bool list = !strcmp(argv[0], "--list"), clear = !strcmp(argv[0], "--clear");
+  if (list || clear) {
+    if (argc > 2) return user_error("unexpected argument '%s'", argv[2]);
+    frit_ctx *ctx = frit_ctx_new();
+    if (!ctx) return user_error("out of memory");
+    const char *dir = argc == 2 ? argv[1] : NULL;
+    if ((list ? frit_tune_list(ctx, dir, stdout) : frit_tune_clear(ctx, dir)) != FRIT_OK) return lib_error(ctx, "tune");
+    frit_ctx_free(ctx);
+    return 0;
+  }
+  if (!strcmp(argv[0], "--")) argv++, argc--;
+  if (argc < 1) return user_error("usage: frit tune COMMAND [ARGS]...");
+  if (setenv("FRIT_TUNE", "1", 1) != 0) return user_error("cannot set FRIT_TUNE: %s", strerror(errno));
+  fflush(stdout);
+  execvp(argv[0], argv);
+  return user_error("cannot run '%s': %s", argv[0], strerror(errno));
+}
+
 /* The summary of a trace written by frit_profile_save / FRIT_PROFILE=x.json / frit.profile. */
 static int cmd_profile(int argc, char **argv) {
   if (argc != 1) return user_error(argc ? "unexpected argument '%s'" : "usage: frit profile TRACE.json", argc ? argv[1] : "");
@@ -390,6 +413,8 @@ static const command commands[] = {
     {"verify", cmd_verify, "FILE", "check a textual IR file against the IR invariants"},
     {"info", cmd_info, "", "show the version, compiler, flags, cache directory and threads programs use"},
     {"cache", cmd_cache, "clear [DIR]", "remove compiled kernels from the code cache (default: see info)"},
+    {"tune", cmd_tune, "COMMAND [ARGS]... | --list [DIR] | --clear [DIR]",
+     "run COMMAND with FRIT_TUNE=1 (its kernels autotuned, the tunings kept in the cache); list or remove the tunings"},
     {"profile", cmd_profile, "TRACE.json", "summarise a saved profile: kernels by time, GB/s, GFLOP/s, compile passes"},
     {"help", cmd_help, "[COMMAND]", "show this help"},
 };

@@ -2,6 +2,7 @@
  * shape, cache blocking, unrolling, register accumulation, threads), each candidate compiled and
  * timed on copies of the kernel's own buffers, checked against the heuristics' result, and the
  * winner kept on disk keyed by the kernel's code and the machine. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -419,3 +420,81 @@ frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, in
   free(cs);
   return st;
 }
+
+/* ---------- the stored tunings, for `frit tune --list/--clear` ---------- */
+
+/* Calls fn on each <dir>/tune/<key>.txt; FRIT_OK when the folder does not exist. */
+static frit_status each_tuning(frit_ctx *ctx, const char *cache_dir, frit_status (*fn)(frit_ctx *, const char *, void *),
+                               void *arg) {
+  if (!ctx) return FRIT_ERR_INVALID;
+  char *def = NULL, dir[4096];
+  if (!cache_dir) cache_dir = def = frit_cg_default_cache_dir();
+  if (!cache_dir) return FRIT_OK;
+  snprintf(dir, sizeof dir, "%s/tune", cache_dir);
+  free(def);
+  DIR *d = opendir(dir);
+  if (!d) return errno == ENOENT ? FRIT_OK : frit_set_error(ctx, FRIT_ERR_RUNTIME, "tune: cannot open %s: %s", dir, strerror(errno));
+  frit_status st = FRIT_OK;
+  struct dirent *e;
+  while ((e = readdir(d)) && st == FRIT_OK) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0) continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    st = fn(ctx, path, arg);
+  }
+  closedir(d);
+  return st;
+}
+
+static frit_status list_one(frit_ctx *ctx, const char *path, void *arg) {
+  (void)ctx;
+  FILE *f = fopen(path, "r"), *out = arg;
+  char line[512], choices[256] = "", kernel[256] = "?", tuned[64] = "?", base[64] = "?", cands[32] = "?",
+                  machine[256] = "?";
+  struct {
+    const char *key;
+    char *dst;
+    size_t cap;
+  } fields[] = {{"choices: ", choices, sizeof choices}, {"kernel: ", kernel, sizeof kernel},
+                {"tuned_ms: ", tuned, sizeof tuned},   {"default_ms: ", base, sizeof base},
+                {"candidates: ", cands, sizeof cands}, {"machine: ", machine, sizeof machine}};
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+      if (!strncmp(line, fields[i].key, strlen(fields[i].key)))
+        snprintf(fields[i].dst, fields[i].cap, "%s", line + strlen(fields[i].key));
+  }
+  if (f) fclose(f);
+  frit_cg_choices ch;
+  if (!*choices || !frit_cg_choices_parse(choices, &ch))
+    fprintf(out, "%s: unreadable (ignored)\n", path);
+  else
+    fprintf(out, "%s: %s (%s -> %s ms, %s candidates) on %s\n", kernel, choices, base, tuned, cands, machine);
+  return FRIT_OK;
+}
+
+static frit_status clear_one(frit_ctx *ctx, const char *path, void *arg) {
+  (void)arg;
+  if (unlink(path) != 0 && errno != ENOENT)
+    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "tune: cannot remove %s: %s", path, strerror(errno));
+  return FRIT_OK;
+}
+
+frit_status frit_tune_list(frit_ctx *ctx, const char *cache_dir, FILE *out) {
+  if (ctx && !out) return frit_set_error(ctx, FRIT_ERR_INVALID, "tune_list: NULL output");
+  return each_tuning(ctx, cache_dir, list_one, out);
+}
+
+/* The folder goes too: while it exists, every program looks tunings up. */
+frit_status frit_tune_clear(frit_ctx *ctx, const char *cache_dir) {
+  frit_status st = each_tuning(ctx, cache_dir, clear_one, NULL);
+  char *def = NULL, dir[4096];
+  if (st == FRIT_OK && (cache_dir || (cache_dir = def = frit_cg_default_cache_dir()))) {
+    snprintf(dir, sizeof dir, "%s/tune", cache_dir);
+    rmdir(dir); /* fails harmlessly when something else lives there */
+  }
+  free(def);
+  return st;
+}
+
