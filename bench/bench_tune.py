@@ -4,7 +4,8 @@ one run with FRIT_TUNE=1 on an empty cache (the search; its first call's time is
 the untuned default and the tuned program (its tunings read from that cache) measured alternately,
 twice each, with numpy in this process as the peer. Prints {"bench": "tune_<workload>", "value":
 tuned, "default_value": untuned, "unit", "peer": numpy, "peer_value", "choices": the stored
-tunings, ...}; bench/peers/merge.py adds "ratio" (tuned over numpy, > 1: frit faster).
+tunings, "torch_eager_value" for matmul, conv and softmax, ...}; bench/peers/merge.py adds "ratio"
+(tuned over numpy, > 1: frit faster).
 Usage: bench_tune.py [NAME...] (workloads whose name contains a NAME; default: all)."""
 import json
 import os
@@ -65,6 +66,22 @@ def numpy_peer(name):
     return nbody_np
 
 
+def torch_peer(name, T):
+    """torch eager (oneDNN conv, its BLAS matmul) on the same inputs and threads, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(T)
+    if name.startswith("matmul"):
+        return lambda a, b: torch.from_numpy(a) @ torch.from_numpy(b)
+    if name.startswith("conv"):
+        return lambda x, w: torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=1)
+    if name.startswith("softmax"):
+        return lambda x: torch.softmax(torch.from_numpy(x), dim=-1)
+    return None
+
+
 def tunings(cache):
     d = os.path.join(cache, "tune")
     out = []
@@ -99,10 +116,12 @@ def main():
             ins = w.inputs()
             peer_med, _, _ = timed(lambda: numpy_peer(name)(*ins), lambda r: None)
             best = {k: min(r["median_s"] for r in v) for k, v in runs.items()}
+            tp = torch_peer(name, T)
+            torch_value = w.value(timed(lambda: tp(*ins), lambda r: None)[0]) if tp else None
             line = {"bench": f"tune_{name}", "value": w.value(best["tuned"]), "unit": w.unit,
                     "peer": "numpy",
                     "peer_value": w.value(peer_med),
-                    "default_value": w.value(best["default"]),
+                    "default_value": w.value(best["default"]), "torch_eager_value": torch_value,
                     "tuned_over_default": round(best["default"] / best["tuned"], 4),
                     "tuning_s": round(search["first_s"], 2),
                     "ok": all(r["ok"] for v in runs.values() for r in v) and search["ok"],
