@@ -84,10 +84,9 @@ def main(argv=None):
     ap.add_argument("--conf", default="8-16-128", help="CNN channels c1-c2-dense")
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=128)
-    ap.add_argument("--lr", type=float, default=None, help="Adam lr (mlp 1e-3, cnn 5e-4)")
+    ap.add_argument("--lr", type=float, default=None, help="Adam lr (default 1e-3)")
     ap.add_argument("--schedule", choices=("cosine", "constant"), default=None,
-                    help="learning rate over the run (cosine: decays to lr/20; default: cosine "
-                         "for the mlp, constant for the cnn, the better of the two for each)")
+                    help="learning rate over the run (cosine, the default: decays to lr/20)")
     ap.add_argument("--padding", type=int, default=2, help="CNN conv padding (2: same size)")
     ap.add_argument("--data", default=DATA_DIR)
     ap.add_argument("--synthetic", type=int, default=0, help="train on N generated images")
@@ -102,10 +101,10 @@ def main(argv=None):
         model, lr = mlp(), a.lr or 1e-3
     else:
         c1, c2, d = (int(v) for v in a.conf.split("-"))
-        model, lr = cnn(c1, c2, d, a.padding), a.lr or 5e-4
+        model, lr = cnn(c1, c2, d, a.padding), a.lr or 1e-3
     xtr, xte = xtr[:, None], xte[:, None]  # NCHW
     nb = len(xtr) // a.batch  # the last partial batch is dropped: one compiled shape
-    if (a.schedule or ("cosine" if a.model == "mlp" else "constant")) == "cosine":
+    if (a.schedule or "cosine") == "cosine":
         lr = optim.cosine_lr(lr, a.epochs * nb, lr / 20)
     step = optim.compile_step(model, nn.cross_entropy, optim.Adam(lr))
     rng = np.random.default_rng(a.seed)

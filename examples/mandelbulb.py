@@ -6,10 +6,8 @@ Usage: python examples/mandelbulb.py [--n SIZE] [--out FILE.png] [--check-size 4
 import argparse
 import functools
 import os
-import struct
 import sys
 import time
-import zlib
 
 import numpy as np
 
@@ -179,22 +177,6 @@ def check(size=48):
     return got, ref, (miss, far, mad)
 
 
-# ---------------------------------------------------------------- PNG
-
-def write_png(path, img):
-    """Writes an (h, w, 3) uint8 image as an 8-bit RGB PNG (zlib + struct only)."""
-    h, w, _ = img.shape
-    raw = b"".join(b"\x00" + img[r].tobytes() for r in range(h))
-
-    def chunk(tag, data):
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xffffffff)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
-        f.write(chunk(b"IEND", b""))
-
-
 def colorize(shade):
     """Shades to RGB: a warm tint on the surface, a dark blue gradient behind."""
     h, w = shade.shape
@@ -220,7 +202,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     img = np.asarray(f())
     dt = time.perf_counter() - t0
-    write_png(a.out, colorize(img))
+    frit.image.save(colorize(img), a.out)
     print("rendered %dx%d in %.1f ms (%d hit pixels), wrote %s" % (a.n, a.n, 1e3 * dt, int((img > 0).sum()), a.out))
 
 
