@@ -38,7 +38,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
 .PHONY: install uninstall test-install wheel-check
-.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl opencl-driver
+.PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl opencl-driver window-deps
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
 $(BUILD)/gen/%.rules.inc: src/%.rules
@@ -145,9 +145,9 @@ tsan:
 
 # Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan and
 # the threaded ones under TSan.
-check: opencl-driver
+check: opencl-driver window-deps
 	FRIT_REQUIRE_OPENCL=1 $(MAKE) WERROR=1 test
-	$(MAKE) WERROR=1 pytest
+	FRIT_REQUIRE_WINDOW=1 $(MAKE) WERROR=1 pytest
 	$(MAKE) WERROR=1 pytest-opencl
 	$(MAKE) WERROR=1 asan
 	$(MAKE) WERROR=1 tsan
@@ -191,6 +191,12 @@ REQUIRE_NVRTC ?= $(if $(wildcard /usr/local/cuda/bin/ptxas),1,0)
 opencl-driver:
 	ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1)
+
+# A virtual X server and Mesa's software OpenGL for frit.window's tests (tests/python/test_window.py
+# starts its own Xvfb); Debian's packages when Xvfb is missing (needs root).
+window-deps:
+	command -v Xvfb >/dev/null 2>&1 || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb libgl1-mesa-dri libglx-mesa0)
 
 pytest-opencl: all opencl-driver
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)

@@ -24,6 +24,7 @@ from ._jit import jit  # noqa: E402,F401
 from . import random  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import image  # noqa: E402,F401  (Pillow imported on first use)
+from . import window  # noqa: E402,F401  (glfw and PyOpenGL imported on first use)
 from ._indexing import scatter  # noqa: E402,F401
 from ._control import (kernel, loop, if_, else_, break_, continue_, var, Var,  # noqa: E402,F401
                        atomic_add, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor,

@@ -1,5 +1,5 @@
 """docs/python-api.md lists the whole public API: every public name of the frit package (its
-__all__, else its public attributes), of frit.random, frit.nn, frit.linalg and frit.image, every public Array attribute,
+__all__, else its public attributes), of frit.random, frit.nn, frit.linalg, frit.image and frit.window, every public Array attribute,
 and the attributes of jitted functions and Compiled objects."""
 import inspect
 import os
@@ -37,7 +37,7 @@ def test_every_package_name_is_documented():
 def test_submodules_documented():
     doc = _doc()
     missing = []
-    for sub in ("random", "nn", "linalg", "image"):
+    for sub in ("random", "nn", "linalg", "image", "window"):
         mod = getattr(frit, sub, None)
         if mod is None:
             continue
