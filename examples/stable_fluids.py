@@ -6,7 +6,7 @@ advects velocity semi-Lagrangianly (back-traced, bilinear), projects it to zero 
 uses the numpy-like API both share. Writes the dye as a picture (frit.image) and, with --gif,
 an animation.
 Usage: python examples/stable_fluids.py [--n 128] [--steps 150] [--out fluids.png] [--gif fluids.gif]
-       [--check] [--iters 30]"""
+       [--check] [--iters 30] [--window [--scale 4]]"""
 import argparse
 import os
 import sys
@@ -117,6 +117,41 @@ def run(n, steps, iters, frames_every=0):
     return u, v, d, frames, time.perf_counter() - t0
 
 
+def interactive(n, iters, scale, max_frames=300, frames_dir=None):
+    """The simulation in a frit.window: drag with the left button to push dye and velocity,
+    sliders for the vorticity and the jet, a reset button. Headless: writes max_frames frames
+    into frames_dir (default ./frit_frames)."""
+    u0, v0, d0, src, inside, X, Y = setup(n)
+    f = frit.jit(lambda u, v, d, s, m, x, y, e: step(frit, u, v, d, s, m, x, y, iters=iters, eps=e))
+    inside_a, X_a, Y_a = (frit.asarray(a) for a in (inside, X, Y))
+    u, v, d = (frit.asarray(a) for a in (u0, v0, d0))
+    eps, jet, last = 0.15, 1.0, None
+    with frit.window.Window(n, n, "frit: stable fluids", scale=scale, gamma="srgb", max_frames=max_frames,
+                            frames_dir=frames_dir) as win:
+        t0, frames = time.perf_counter(), 0
+        while win.running:
+            eps = win.slider("vorticity", eps, 0.0, 0.5)
+            jet = win.slider("jet", jet, 0.0, 2.0)
+            if win.button("reset"):
+                u, v, d = (frit.asarray(a) for a in (u0, v0, d0))
+            s = src * jet
+            mx, my = win.mouse
+            if win.mouse_down(0):
+                # a disk of dye at the cursor, pushed along the drag
+                s = s + np.where((X - mx) ** 2 + (Y - my) ** 2 < (n / 24) ** 2, 1.0, 0.0).astype(np.float32)
+                if last is not None:
+                    push = np.where((X - mx) ** 2 + (Y - my) ** 2 < (n / 16) ** 2, 1.0, 0.0).astype(np.float32)
+                    u = u + frit.asarray(push * np.float32(0.5 * (mx - last[0])))
+                    v = v + frit.asarray(push * np.float32(0.5 * (my - last[1])))
+                last = (mx, my)
+            else:
+                last = None
+            u, v, d = f(u, v, d, frit.asarray(s.astype(np.float32)), inside_a, X_a, Y_a, np.float32(eps))
+            frames += 1
+            win.text(f"{frames / (time.perf_counter() - t0):.0f} frames/s, {n}x{n}, {iters} Jacobi iterations")
+            win.show(picture(d))
+
+
 def check(n=32, steps=6, iters=20):
     """frit's steps against numpy's on the same code; returns the largest relative difference
     and the divergence left after projection relative to before."""
@@ -141,7 +176,11 @@ def main():
     ap.add_argument("--out", default="fluids.png")
     ap.add_argument("--gif", default="", help="also write an animation (every 5th step)")
     ap.add_argument("--check", action="store_true", help="compare with numpy at a small size")
+    ap.add_argument("--window", action="store_true", help="run it live in a frit.window")
+    ap.add_argument("--scale", type=int, default=4, help="window pixels per cell (--window)")
     a = ap.parse_args()
+    if a.window:
+        return interactive(a.n, a.iters, a.scale)
     if a.check:
         err, ratio = check()
         print(f"frit vs numpy: max relative difference {err:.2e}; divergence after projection "

@@ -81,6 +81,34 @@ def test_stable_fluids_vs_numpy_and_picture(tmp_path):
         assert im.n_frames == 3 and im.size == (32, 32)
 
 
+def test_stable_fluids_window_headless(tmp_path, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    ex = _load("stable_fluids")
+    ex.interactive(24, 5, 2, max_frames=3, frames_dir=str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == ["frame_00000.png", "frame_00001.png", "frame_00002.png"]
+    from PIL import Image
+    with Image.open(tmp_path / "frame_00002.png") as im:
+        assert im.size == (48, 48)
+
+
+def test_nbody_render_and_live_view_headless(tmp_path, monkeypatch):
+    ex = _load("nbody_explicit")
+    x, _ = ex.make_disk(2000)
+    img = np.asarray(ex.render(x, 64, np.float32(0.02)))
+    c = (x - x.mean(0, dtype=np.float32)) * np.float32(0.02) + np.float32(0.5)
+    px, py = np.floor(c[:, 0] * 64).astype(int), np.floor(c[:, 1] * 64).astype(int)
+    ok = (px >= 0) & (px < 64) & (py >= 0) & (py < 64)
+    ref = np.zeros((64, 64))
+    np.add.at(ref, (py[ok], px[ok]), 1)
+    assert img.sum() == ref.sum() == ok.sum()
+    assert np.abs(img - ref).sum() <= 4      # a body on a pixel edge may round the other way
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    ex.live(256, size=32, scale=1, max_frames=2, frames_dir=str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == ["frame_00000.png", "frame_00001.png"]
+
+
 def test_nbody_explicit_vs_vectorised_and_numpy():
     ex = _load("nbody_explicit")
     err_np, err_vec = ex.check(300, steps=2)
