@@ -118,6 +118,35 @@ def test_neural_texture_learns_its_image(tmp_path):
     assert ex.psnr(np.full_like(target, target.mean()), target) < 14.0   # the mean colour alone
 
 
+def test_sph_fluid_vs_numpy_and_its_spheres(tmp_path, monkeypatch):
+    ex = _load("sph_fluid")
+    diff, dens, inbox = ex.check(n=200, steps=10)
+    assert diff < 1e-3 and inbox
+    assert dens < 0.05                     # the lattice's interior starts at the rest density
+    x, v, _ = ex.setup(50)
+    v = np.random.default_rng(0).standard_normal(v.shape).astype(np.float32)
+    img = np.asarray(ex.render(x, v, 64, 2))
+    # the blue channel by np.maximum.at over each particle's disc of pixels
+    r = 2
+    want = np.zeros(64 * 64 + 1, np.float32)
+    speed = np.minimum(np.sqrt((v * v).sum(-1)) / 2.0, 1.0)
+    for i in range(len(x)):
+        cx, cy = int(np.floor(x[i, 0] * 63)), int(np.floor((1 - x[i, 1]) * 63))
+        for oy in range(-r, r + 1):
+            for ox in range(-r, r + 1):
+                if ox * ox + oy * oy > r * r:
+                    continue
+                shade = np.sqrt(1 - (ox * ox + oy * oy) / (r + 0.5) ** 2) * (0.55 + 0.45 * (-0.5 * ox - 0.7 * oy) / (r + 0.5))
+                px, py = cx + ox, cy + oy
+                k = py * 64 + px if 0 <= px < 64 and 0 <= py < 64 else 64 * 64
+                want[k] = max(want[k], shade * (0.95 + (0.3 - 0.95) * speed[i]))
+    np.testing.assert_allclose(img[..., 2], want[:-1].reshape(64, 64), atol=1e-5)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    ex.interactive(100, scale=1, max_frames=2, frames_dir=str(tmp_path), size=64)
+    assert sorted(os.listdir(tmp_path)) == ["frame_00000.png", "frame_00001.png"]
+
+
 def test_nbody_explicit_vs_vectorised_and_numpy():
     ex = _load("nbody_explicit")
     err_np, err_vec = ex.check(300, steps=2)
