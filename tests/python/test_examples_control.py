@@ -67,6 +67,26 @@ def test_mandelbulb_vs_numpy_and_png(tmp_path):
         np.testing.assert_array_equal(np.asarray(im), ex.colorize(got))
 
 
+def test_mandelbulb_path_tracer_converges_on_the_same_shape(tmp_path, monkeypatch):
+    ex = _load("mandelbulb")
+    n = 32
+    a, b = ex.path_trace(n, n, 8, first=0), ex.path_trace(n, n, 8, first=8)
+    c, d = ex.path_trace(n, n, 32, first=100), ex.path_trace(n, n, 32, first=200)
+    for img in (a, b, c, d):
+        assert np.all(np.isfinite(img)) and img[..., :3].min() >= 0 and img[..., :3].max() < 4
+    # the surface the jittered rays hit is the deterministic render's (edges may go either way)
+    shade = np.asarray(ex._jitted(n, n)())
+    covered = (a[..., 3] + b[..., 3] + c[..., 3]) / 3 > 0.5
+    assert np.mean(covered == (shade > 0)) > 0.95
+    # Monte Carlo: 4x the samples, about half the noise between independent estimates
+    noise8, noise32 = np.mean(np.abs(a - b)[..., :3]), np.mean(np.abs(c - d)[..., :3])
+    assert 1.4 < noise8 / noise32 < 3.0, (noise8, noise32)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    ex.progressive(16, scale=1, max_frames=2, frames_dir=str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == ["frame_00000.png", "frame_00001.png"]
+
+
 def test_stable_fluids_vs_numpy_and_picture(tmp_path):
     ex = _load("stable_fluids")
     err, ratio = ex.check(n=24, steps=4, iters=12)
