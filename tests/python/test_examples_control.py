@@ -167,6 +167,31 @@ def test_sph_fluid_vs_numpy_and_its_spheres(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["frame_00000.png", "frame_00001.png"]
 
 
+def test_nbody_demo_profile_is_a_valid_perfetto_trace(tmp_path):
+    """The Chrome trace-event format Perfetto reads: a traceEvents list of complete ("X") events
+    with name, category, ts and dur in microseconds, pid and tid, and metadata ("M") events."""
+    import json
+    ex = _load("nbody_explicit")
+    x, v = ex.make_input(512)
+    with ex.frit.profile() as p:
+        for _ in range(3):
+            x, v = ex.explicit(x, v)
+        np.asarray(x)
+    path = tmp_path / "nbody.json"
+    p.save(str(path))
+    trace = json.loads(path.read_text())
+    events = trace["traceEvents"]
+    assert trace.get("displayTimeUnit") in ("ms", "ns")
+    assert {e["ph"] for e in events} <= {"X", "M", "i", "C"}
+    for e in events:
+        assert isinstance(e["name"], str) and isinstance(e["pid"], int) and isinstance(e["tid"], int)
+        if e["ph"] == "X":
+            assert e["ts"] >= 0 and e["dur"] >= 0 and isinstance(e["cat"], str)
+    kernels = [e for e in events if e["ph"] == "X" and e["cat"] != "compile"]
+    assert sum("nbody" in e["name"] for e in kernels) == 3, [e["name"] for e in kernels]
+    assert any(e.get("cat") == "compile" for e in events)
+
+
 def test_nbody_explicit_vs_vectorised_and_numpy():
     ex = _load("nbody_explicit")
     err_np, err_vec = ex.check(300, steps=2)
