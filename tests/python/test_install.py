@@ -1,8 +1,8 @@
 """Installing the Python package: `pip install .` into a fresh venv (which first gets setuptools,
-wheel and numpy from PyPI, cached after the first run; the builds then run without isolation)
+wheel, numpy and Pillow from PyPI, cached after the first run; the builds then run without isolation)
 builds nothing new when the checkout is built (make is a no-op) and puts libfrit.so inside the
 package; `import frit` then works from another directory with no FRIT_* variables and no
-PYTHONPATH, matching numpy. Then `pip install -e .` in the same venv imports the checkout, and
+PYTHONPATH, matching numpy, and docs/tutorial.md runs on it. Then `pip install -e .` in the same venv imports the checkout, and
 without a C compiler pip install says what to install. Also where frit._lib looks for the
 library, and frit.__version__ against include/frit.h. (`make wheel-check` builds the wheel the
 long way: python -m build from the sdist.)"""
@@ -111,7 +111,7 @@ def test_pip_install_then_editable(tmp_path):
     env.pop("PYTHONPATH", None)
     # the build requirements (pyproject.toml) and the dependency once, then builds without
     # isolation: three isolated builds would each fetch setuptools again (half this test's time)
-    r = subprocess.run(pip + ["setuptools>=64", "wheel", "numpy"], env=env, capture_output=True,
+    r = subprocess.run(pip + ["setuptools>=64", "wheel", "numpy", "Pillow"], env=env, capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     pip += ["--no-build-isolation"]
@@ -133,6 +133,15 @@ def test_pip_install_then_editable(tmp_path):
     assert meta == ["frit-%s.dist-info" % version], meta
     text = open(os.path.join(os.path.dirname(pkg), meta[0], "METADATA")).read()
     assert re.findall(r"^Requires-Dist: (.*)$", text, re.M) == ["numpy"]
+    # the tutorial runs on the installed package (Pillow, which frit.image uses, installed above)
+    blocks = re.findall(r"^```python\n(.*?)^```", open(os.path.join(ROOT, "docs", "tutorial.md")).read(),
+                        flags=re.S | re.M)
+    (tmp_path / "tut").mkdir()
+    (tmp_path / "tut" / "tutorial.py").write_text("\n".join(blocks))
+    out = subprocess.run([os.path.join(venv, "bin", "python"), "tutorial.py"], cwd=str(tmp_path / "tut"),
+                         env=_clean_env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
+    assert (tmp_path / "tut" / "mandelbrot.png").exists()
 
     r = subprocess.run(pip + ["-e", ROOT], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
