@@ -150,9 +150,17 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--window", action="store_true", help="watch it live in a frit.window")
+    ap.add_argument("--picture", default="", help="write the disk after --steps steps as a PNG")
     a = ap.parse_args(argv)
     if a.window:
         return live(a.n)
+    if a.picture:
+        x, v = make_disk(a.n)
+        for _ in range(a.steps):
+            x, v = explicit(x, v)
+        frit.image.save(render(x, 256, np.float32(0.02)), a.picture, tonemap="reinhard", exposure=0.5, gamma=2.2)
+        print("wrote", a.picture)
+        return
     err_np, err_vec = check(min(a.n, 1024), 2)
     print("checked 2 steps of N=%d: max rel. error vs float64 numpy %.2e, vs vectorised frit %.2e"
           % (min(a.n, 1024), err_np, err_vec))
