@@ -60,6 +60,14 @@ def _de(px, py, pz):
     return 0.5 * frit.log(rv) * rv / dr
 
 
+def _gradient(px, py, pz):
+    """The distance estimator's central-difference gradient at p and its inverse length."""
+    gx = _de(px + NORMAL_H, py, pz) - _de(px - NORMAL_H, py, pz)
+    gy = _de(px, py + NORMAL_H, pz) - _de(px, py - NORMAL_H, pz)
+    gz = _de(px, py, pz + NORMAL_H) - _de(px, py, pz - NORMAL_H)
+    return gx, gy, gz, 1.0 / frit.sqrt(gx * gx + gy * gy + gz * gz + 1e-20)
+
+
 def render(h, w):
     """The image (h, w) of shades in [0, 1] (0: background), computed by one kernel."""
     img = frit.zeros((h, w), dtype=frit.float32)
@@ -84,10 +92,7 @@ def render(h, w):
                 frit.break_()
         with frit.if_(hit.get()):
             px, py, pz = CAM[0] + dx * t, CAM[1] + dy * t, CAM[2] + dz * t
-            gx = _de(px + NORMAL_H, py, pz) - _de(px - NORMAL_H, py, pz)
-            gy = _de(px, py + NORMAL_H, pz) - _de(px, py - NORMAL_H, pz)
-            gz = _de(px, py, pz + NORMAL_H) - _de(px, py, pz - NORMAL_H)
-            gn = 1.0 / frit.sqrt(gx * gx + gy * gy + gz * gz + 1e-20)
+            gx, gy, gz, gn = _gradient(px, py, pz)
             diffuse = frit.maximum((gx * LIGHT[0] + gy * LIGHT[1] + gz * LIGHT[2]) * gn, 0.0)
             occl = 1.0 - steps.astype(frit.float32) * (1.0 / MAX_STEPS)
             img[y, x] = (AMBIENT + (1.0 - AMBIENT) * diffuse) * occl
@@ -157,10 +162,7 @@ def render_pt(h, w, frame):
         rgb = [frit.var(0.0, dtype=frit.float32) for _ in range(3)]
         with frit.if_(hit.get()):
             px, py, pz = CAM[0] + dx * t, CAM[1] + dy * t, CAM[2] + dz * t
-            gx = _de(px + NORMAL_H, py, pz) - _de(px - NORMAL_H, py, pz)
-            gy = _de(px, py + NORMAL_H, pz) - _de(px, py - NORMAL_H, pz)
-            gz = _de(px, py, pz + NORMAL_H) - _de(px, py, pz - NORMAL_H)
-            gn = 1.0 / frit.sqrt(gx * gx + gy * gy + gz * gz + 1e-20)
+            gx, gy, gz, gn = _gradient(px, py, pz)
             nx, ny, nz = gx * gn, gy * gn, gz * gn
             ox, oy, oz = px + nx * (4 * HIT_EPS), py + ny * (4 * HIT_EPS), pz + nz * (4 * HIT_EPS)
             # the sun: lit unless the shadow ray hits
