@@ -95,6 +95,7 @@ typedef struct frit_cg_kernel {
   const char *fn_name_tile;
   frit_cg_tile tile;
   frit_kernel_fn fn;      /* set by frit_codegen_compile */
+  size_t src_begin, src_end; /* its text in the program's source (after the prelude) */
 } frit_cg_kernel;
 
 /* A program: all kernels in one translation unit. Owned by the ctx. */
@@ -102,6 +103,7 @@ typedef struct frit_cg_program {
   int nkernels;
   frit_cg_kernel *kernels;
   const char *source;     /* the C translation unit */
+  size_t prelude_len;     /* source[0, prelude_len): the prelude every kernel needs */
   uint64_t hash;          /* of source + compiler + flags + compiler version (set by compile) */
   void *handle;           /* dlopen handle (shared through the ctx's in-memory cache) */
   int cache_hit;          /* compile: 0 compiled now, 1 found on disk, 2 found in memory */

@@ -239,6 +239,85 @@ static void first_lines(char *s, int nlines) {
     }
 }
 
+/* ---------- a large program compiled in parts, in parallel ---------- */
+
+/* Kernel text a part should at least have: below it, a compiler process (start-up and the
+ * prelude, ~50 ms) costs more than the parallelism saves. */
+enum { PART_MIN_BYTES = 24 * 1024, PART_MAX = 16 };
+
+/* How many translation units to compile p in: one per core ($FRIT_CC_JOBS overrides; 1: one
+ * unit), fewer when the kernels' text is small. */
+static int split_parts(const frit_cg_program *p) {
+  if (p->nkernels < 2 || !p->prelude_len) return 1;
+  const char *env = env_nonempty("FRIT_CC_JOBS");
+  long jobs = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+  size_t text = p->kernels[p->nkernels - 1].src_end - p->kernels[0].src_begin;
+  long by_size = (long)(text / PART_MIN_BYTES);
+  long n = jobs < by_size ? jobs : by_size;
+  if (n > p->nkernels) n = p->nkernels;
+  return n < 2 ? 1 : n > PART_MAX ? PART_MAX : (int)n;
+}
+
+static void part_path(char *out, size_t cap, const char *tmp_c, int i, const char *ext) {
+  snprintf(out, cap, "%.*s.part%d.%s", (int)(strlen(tmp_c) - 2), tmp_c, i, ext);
+}
+
+/* Writes the parts (the prelude and a run of consecutive kernels of about equal text each) and
+ * the shell command that compiles them at once and links them into tmp_so; false on failure
+ * (the caller then compiles the one unit). */
+static bool compile_parts_cmd(cg_str *cmd, const frit_cg_program *p, const frit_cg_config *cfg, const char *tmp_c,
+                              const char *tmp_so, int parts) {
+  size_t total = p->kernels[p->nkernels - 1].src_end - p->kernels[0].src_begin, done = 0;
+  int k = 0;
+  char path[4400];
+  for (int i = 0; i < parts; i++) {
+    part_path(path, sizeof path, tmp_c, i, "c");
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(p->source, 1, p->prelude_len, f) == p->prelude_len;
+    /* kernels until this part's share of the text; the last part takes the rest */
+    size_t goal = total * (size_t)(i + 1) / (size_t)parts;
+    do {
+      const frit_cg_kernel *K = &p->kernels[k];
+      size_t n = K->src_end - K->src_begin;
+      ok = ok && fwrite(p->source + K->src_begin, 1, n, f) == n;
+      done += n;
+      k++;
+    } while (k < p->nkernels && (done < goal || i == parts - 1) && p->nkernels - k > parts - 1 - i);
+    if (fclose(f) != 0 || !ok) return false;
+    cg_printf(cmd, "%s %s -fPIC -c -o ", cfg->cc, cfg->cflags);
+    part_path(path, sizeof path, tmp_c, i, "o");
+    sh_quote(cmd, path);
+    cg_puts(cmd, " ");
+    part_path(path, sizeof path, tmp_c, i, "c");
+    sh_quote(cmd, path);
+    cg_printf(cmd, " 2>&1 & p%d=$!; ", i);
+  }
+  if (k != p->nkernels) return false;
+  /* every part waited for (none left running), then linked when all succeeded */
+  cg_puts(cmd, "ok=0; ");
+  for (int i = 0; i < parts; i++) cg_printf(cmd, "wait $p%d || ok=1; ", i);
+  cg_printf(cmd, "[ $ok = 0 ] && %s %s -fPIC -shared -o ", cfg->cc, cfg->cflags);
+  sh_quote(cmd, tmp_so);
+  for (int i = 0; i < parts; i++) {
+    part_path(path, sizeof path, tmp_c, i, "o");
+    cg_puts(cmd, " ");
+    sh_quote(cmd, path);
+  }
+  cg_puts(cmd, " -lm 2>&1");
+  return !cmd->oom;
+}
+
+static void remove_parts(const char *tmp_c, int parts) {
+  char path[4400];
+  for (int i = 0; i < parts; i++) {
+    part_path(path, sizeof path, tmp_c, i, "c");
+    unlink(path);
+    part_path(path, sizeof path, tmp_c, i, "o");
+    unlink(path);
+  }
+}
+
 frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_cg_config *cfg) {
   if (!p || !cfg || !p->source) return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: compile of NULL program");
   const char *ver = compiler_version(ctx, cfg->cc);
@@ -287,13 +366,22 @@ frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_c
       return st;
     }
     cg_str cmd = {0};
-    cg_printf(&cmd, "%s %s -fPIC -shared -o ", cfg->cc, cfg->cflags);
-    sh_quote(&cmd, tmp_so);
-    cg_puts(&cmd, " ");
-    sh_quote(&cmd, tmp_c);
-    cg_puts(&cmd, " -lm 2>&1");
+    int parts = split_parts(p);
+    if (parts > 1 && !compile_parts_cmd(&cmd, p, cfg, tmp_c, tmp_so, parts)) {
+      remove_parts(tmp_c, parts);
+      parts = 1;
+    }
+    if (parts <= 1) {
+      cg_free(&cmd);
+      cg_printf(&cmd, "%s %s -fPIC -shared -o ", cfg->cc, cfg->cflags);
+      sh_quote(&cmd, tmp_so);
+      cg_puts(&cmd, " ");
+      sh_quote(&cmd, tmp_c);
+      cg_puts(&cmd, " -lm 2>&1");
+    }
     char out[4096];
     int rc = cmd.s ? run_capture(cmd.s, out, sizeof out) : -1;
+    if (parts > 1) remove_parts(tmp_c, parts);
     if (rc != 0) {
       first_lines(out, 12);
       frit_status st = frit_set_error(ctx, FRIT_ERR_RUNTIME, "codegen: compiling with '%s %s' failed:\n%s",
@@ -420,6 +508,7 @@ static frit_cg_program *generate(frit_ctx *ctx, frit_uop *const *asts, const cha
   p->kernels = ks;
   cg_str src = {0};
   cg_put_prelude(&src, dialect);
+  p->prelude_len = src.n;
   for (int k = 0; k < nkernels; k++) {
     frit_cg_kernel *K = &ks[k];
     char fn[32];
@@ -461,9 +550,11 @@ static frit_cg_program *generate(frit_ctx *ctx, frit_uop *const *asts, const cha
     }
     K->linear = lin ? ctx_strdup(ctx, lin) : structured ? ctx_strdup(ctx, text) : "";
     free(lin);
+    K->src_begin = src.n;
     cg_printf(&src, "\n/* kernel %d: %s */\n", k, K->name);
     cg_puts(&src, text);
     free(text);
+    K->src_end = src.n;
     if (dialect != FRIT_DIALECT_C && !structured) {
       /* the work-group rendering, when the kernel has a long reduction to share */
       snprintf(fn, sizeof fn, "frit_k%d_g", k);
