@@ -36,7 +36,7 @@ print(json.dumps({"ok": all(np.allclose(g, r, rtol=1e-4, atol=1e-4) for g, r in 
 
 def run(tmp_path, jobs):
     cache = tmp_path / ("cache%d" % jobs)
-    env = dict(os.environ, FRIT_CACHE_DIR=str(cache), FRIT_CC_JOBS=str(jobs))
+    env = dict(os.environ, FRIT_CACHE_DIR=str(cache), FRIT_CC_JOBS=str(jobs), PYTHONPATH=os.pathsep.join(sys.path))
     p = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     import json

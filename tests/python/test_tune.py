@@ -85,6 +85,7 @@ def run(env_extra, tmp_path, script=WORKLOADS):
     env.pop("FRIT_TUNE_FORCE", None)
     env.update({"FRIT_CACHE_DIR": str(tmp_path / "cache"), "FRIT_SPECIALISE": "always"})
     env.update(env_extra)
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)   # conftest.py put the package on sys.path
     p = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -23,26 +24,44 @@ def _need(ok, why):
         pytest.skip(why)
 
 
+def _start_xvfb(xvfb):
+    """A private Xvfb on a free display number (the xdist workers each start one: a number is
+    tried, and the next one if its server exits or never opens its socket); (process, ":N")."""
+    import glfw
+    for n in range(100 + os.getpid() % 400, 1000):
+        if os.path.exists("/tmp/.X%d-lock" % n) or os.path.exists("/tmp/.X11-unix/X%d" % n):
+            continue
+        proc = subprocess.Popen([xvfb, ":%d" % n, "-screen", "0", "640x480x24", "-nolisten", "tcp", "-ac"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while proc.poll() is None and time.time() < deadline:
+            if os.path.exists("/tmp/.X11-unix/X%d" % n):
+                os.environ["DISPLAY"] = ":%d" % n
+                if glfw.init():          # the server answers
+                    glfw.terminate()
+                    return proc, ":%d" % n
+            time.sleep(0.05)
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(10)
+    pytest.fail("no display number for Xvfb")
+
+
 @pytest.fixture(scope="module")
 def display():
-    """A display: the session's, else a private Xvfb for this module."""
+    """A private Xvfb for this module (a session's own display is not relied on: it may be gone)."""
     _need(_importable("glfw") and _importable("OpenGL"), "glfw and PyOpenGL are not installed")
-    if os.environ.get("DISPLAY"):
-        yield os.environ["DISPLAY"]
-        return
     xvfb = shutil.which("Xvfb")
     _need(xvfb is not None, "Xvfb is not installed")
-    r, w = os.pipe()
-    proc = subprocess.Popen([xvfb, "-displayfd", str(w), "-screen", "0", "640x480x24", "-nolisten", "tcp", "-ac"],
-                            pass_fds=(w,), stderr=subprocess.DEVNULL)
-    os.close(w)
-    num = os.read(r, 64).decode().strip()
-    os.close(r)
-    os.environ["DISPLAY"] = ":" + num
+    old = os.environ.get("DISPLAY")
+    proc, name = _start_xvfb(xvfb)
     try:
-        yield os.environ["DISPLAY"]
+        yield name
     finally:
-        del os.environ["DISPLAY"]
+        if old is None:
+            os.environ.pop("DISPLAY", None)
+        else:
+            os.environ["DISPLAY"] = old
         proc.terminate()
         proc.wait(10)
 
@@ -159,6 +178,7 @@ print("frames", n, win.headless)
 
 def test_headless_machines_write_frames(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
     p = subprocess.run([sys.executable, "-c", HEADLESS, str(tmp_path)], env=env, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr
