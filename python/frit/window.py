@@ -32,6 +32,9 @@ ROW = 18          # UI row height, in window pixels
 PANEL = 220       # UI panel width
 
 
+_open = 0   # windows open in this process: GLFW is started with the first, ended with the last
+
+
 def _display_available():
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
@@ -84,14 +87,17 @@ class Window:
             return f"the glfw and PyOpenGL packages are needed ({e}); pip install glfw PyOpenGL"
         errors = []
         glfw.set_error_callback(lambda code, msg: errors.append(msg.decode() if isinstance(msg, bytes) else str(msg)))
-        if not glfw.init():
+        global _open
+        if _open == 0 and not glfw.init():
             return "GLFW could not start" + (f": {errors[-1]}" if errors else "")
         self._glfw, self._gl = glfw, GL
         glfw.window_hint(glfw.RESIZABLE, glfw.FALSE)
         win = glfw.create_window(self.width * self.scale, self.height * self.scale, title, None, None)
         if not win:
-            glfw.terminate()
+            if _open == 0:
+                glfw.terminate()
             return "GLFW could not open a window" + (f": {errors[-1]}" if errors else "")
+        _open += 1
         self._win = win
         glfw.make_context_current(win)
         glfw.swap_interval(1 if vsync else 0)
@@ -273,6 +279,7 @@ class Window:
 
     def _draw(self, rgb):
         GL, glfw = self._gl, self._glfw
+        glfw.make_context_current(self._win)   # another window may have drawn last
         h, w = rgb.shape[:2]
         fw, fh = glfw.get_framebuffer_size(self._win)
         GL.glViewport(0, 0, fw, fh)
@@ -291,6 +298,7 @@ class Window:
 
     def _read_back(self):
         GL = self._gl
+        self._glfw.make_context_current(self._win)
         fw, fh = self._glfw.get_framebuffer_size(self._win)
         GL.glReadBuffer(GL.GL_BACK)
         data = GL.glReadPixels(0, 0, fw, fh, GL.GL_RGB, GL.GL_UNSIGNED_BYTE)
@@ -308,8 +316,11 @@ class Window:
             return
         self._closed = True
         if not self.headless:
+            global _open
             self._glfw.destroy_window(self._win)
-            self._glfw.terminate()
+            _open -= 1
+            if _open == 0:
+                self._glfw.terminate()
 
     def __enter__(self):
         return self

@@ -148,6 +148,23 @@ def test_ui_follows_the_mouse_and_keys(display):
         assert not win.running
 
 
+def test_two_windows_at_once(display):
+    a_img, b_img = _gradient(12, 16, 3), 1 - _gradient(10, 14, 3)
+    a = frit.window.Window(16, 12, "a", vsync=False, fallback=False)
+    b = frit.window.Window(14, 10, "b", vsync=False, fallback=False)
+    a.show(a_img)
+    b.show(b_img)
+    a.show(a_img)
+    np.testing.assert_array_equal(a.screenshot(), frit.image.to_uint8(a_img))
+    b.close()                                    # the other window keeps working
+    a.show(a_img * 0.5)
+    np.testing.assert_array_equal(a.screenshot(), frit.image.to_uint8(a_img * 0.5))
+    a.close()
+    with frit.window.Window(4, 4, vsync=False, fallback=False) as c:   # GLFW starts again
+        c.show(np.ones((4, 4), np.float32))
+        assert c.screenshot().min() == 255
+
+
 def test_bad_frames_and_arguments(display):
     with frit.window.Window(8, 6, vsync=False, fallback=False) as win:
         with pytest.raises(frit.FritError, match=r"6x8.*shape \(8, 6\)"):
