@@ -119,10 +119,10 @@ typedef struct frit_rt_tune_info {
 /* Kernel k at the current bindings with the variables marked in fixed as constants, generated
  * and compiled under the best choices known: *out (a kernel of a program the ctx owns) with its
  * fn set and *chosen its choices. Searches now (timing on copies of the buffers p->params points
- * at, which must be set for kernel k) when tuning is on and no tuning is stored. *out NULL: no
- * tuning (the heuristics' code is the caller's to build). */
+ * at, which must be set for kernel k) when tuning is on and no tuning is stored; *code_hash is
+ * its program's hash. *out NULL: static sizes and no tuning (the program's own code serves). */
 frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, int64_t work, frit_cg_kernel **out,
-                                frit_cg_choices *chosen, frit_rt_tune_info *info);
+                                uint64_t *code_hash, frit_cg_choices *chosen, frit_rt_tune_info *info);
 /* "CPU model, N threads": the key of the machine limits and of tunings (machine.c). */
 void frit_rt_machine_fingerprint(char *out, size_t cap, int threads);
 

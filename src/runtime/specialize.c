@@ -68,7 +68,7 @@ static frit_status build_variant(frit_program *p, int k, frit_rt_spec *sp, spec_
   frit_cg_kernel *K = NULL;
   uint64_t hash = 0;
   if (frit_rt_tune_lookups(p)) {
-    frit_status st = frit_rt_tune_kernel(p, k, fixed, work, &K, &var->ch, &var->tune);
+    frit_status st = frit_rt_tune_kernel(p, k, fixed, work, &K, &hash, &var->ch, &var->tune);
     if (st != FRIT_OK) return st;
   }
   if (!K && sp->nfixed == 0) {

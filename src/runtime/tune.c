@@ -17,6 +17,7 @@ enum { MAX_CANDIDATES = 256, MAX_BEAM = 8, TIME_REPS = 5 };
 typedef struct candidate {
   frit_cg_choices ch;
   frit_cg_kernel *kernel; /* compiled; NULL: not built (or failed) */
+  uint64_t hash;          /* its program's code hash */
   int64_t extent;
   double ms;              /* best of the timed runs; < 0: failed (error, or a different result) */
   int same_as;            /* index of an earlier candidate with the same code and launch, or -1 */
@@ -253,6 +254,7 @@ static void run_round(frit_program *p, int k, frit_uop *fixed_ast, candidate *cs
     c->ms = -1;
     if (!cg) continue;
     c->kernel = &cg->kernels[i];
+    c->hash = cg->hash;
     if (frit_rt_eval(ctx, c->kernel->g0_extent, p->binds, sc->nvars, &c->extent) != FRIT_OK) {
       frit_clear_error(ctx);
       c->kernel = NULL;
@@ -366,11 +368,12 @@ static candidate *search(frit_program *p, int k, frit_uop *fixed_ast, candidate 
 }
 
 frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, int64_t work, frit_cg_kernel **out,
-                                frit_cg_choices *chosen, frit_rt_tune_info *info) {
+                                uint64_t *code_hash, frit_cg_choices *chosen, frit_rt_tune_info *info) {
   frit_ctx *ctx = p->ctx;
   const frit_schedule *sc = p->c->sched;
   const frit_sched_kernel *sk = &sc->kernels[k];
   *out = NULL;
+  *code_hash = 0;
   memset(chosen, 0, sizeof *chosen);
   memset(info, 0, sizeof *info);
   frit_cg_program *base = frit_codegen_generate_fixed(ctx, sk->ast, sk->name, sc->vars, sc->nvars, p->varvals, fixed,
@@ -391,9 +394,19 @@ frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, in
     frit_status st = frit_codegen_compile(ctx, cg, &p->cfg);
     if (st != FRIT_OK) return st;
     *out = &cg->kernels[0];
+    *code_hash = cg->hash;
     return FRIT_OK;
   }
-  if (!frit_rt_tune_on() || sk->structured) return FRIT_OK;
+  if (!frit_rt_tune_on() || sk->structured) {
+    /* no tuning: with sizes fixed, base is the heuristics' variant (compiled here rather than
+     * generated again by the caller); with none fixed the program's own code serves (*out NULL) */
+    bool any = false;
+    for (int v = 0; v < sc->nvars && !any; v++) any = fixed[v] != 0;
+    if (!any) return FRIT_OK;
+    frit_status st = frit_codegen_compile(ctx, base, &p->cfg);
+    if (st == FRIT_OK) *out = &base->kernels[0], *code_hash = base->hash;
+    return st;
+  }
   /* the search: on the kernel as base fixed it (the same substitution, rebuilt) */
   frit_uop *fixed_ast = base->kernels[0].ast;
   scratch s = {0};
@@ -407,6 +420,7 @@ frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, in
     candidate *best = search(p, k, fixed_ast, cs, &n, &s, work);
     if (best->kernel && best->ms >= 0) { /* else the heuristics' kernel failed: the normal path reports it */
       *out = best->kernel;
+      *code_hash = best->hash;
       *chosen = best->ch;
       info->source = 2;
       info->default_ms = cs[0].ms;

@@ -11,7 +11,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Workloads with float64 numpy oracles: contractions the register tile takes (odd sizes, a
+# Workloads with float64 numpy oracles: contractions the register tile takes (eager and jit, odd sizes, a
 # batch, an epilogue, an in-place update, a conv, other dtypes), a static-shape program, and
 # kernels it does not (reductions, elementwise) that the other choices still touch.
 WORKLOADS = r"""
@@ -37,6 +37,7 @@ def twice(f, *args):
 
 a, b = r(67, 33), r(33, 48)
 check("matmul_odd", twice(frit.jit(lambda x, y: x @ y), a, b), a.astype(np.float64) @ b, 1e-4)
+check("matmul_eager", frit.asarray(a) @ frit.asarray(b), a.astype(np.float64) @ b, 1e-4)
 a, b = r(130, 70), r(70, 96)
 bias = r(96)
 check("dense_relu", twice(frit.jit(lambda x, y, c: frit.maximum(x @ y + c, 0.0)), a, b, bias),
