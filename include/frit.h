@@ -664,6 +664,41 @@ frit_status frit_cache_clear(frit_ctx *ctx, const char *cache_dir); /* NULL: the
 frit_status frit_tune_list(frit_ctx *ctx, const char *cache_dir, FILE *out);
 frit_status frit_tune_clear(frit_ctx *ctx, const char *cache_dir);
 
+/* ---------- importing models (src/import, docs/import.md) ----------
+ * A frit_model is a model read from another format (StableHLO text, ONNX): a function from
+ * argument tensors to result tensors. It belongs to ctx. Calling it builds its graph on the given
+ * tensors (lazy, like any tensor op), so an imported model composes with frit's own ops, jit,
+ * autodiff and compile. Parse errors are FRIT_ERR_PARSE naming the line and column (StableHLO)
+ * or the node (ONNX); an op or dtype frit lacks is FRIT_ERR_INVALID naming it and where it is. */
+typedef struct frit_model frit_model;
+
+/* Parses a StableHLO module as textual MLIR, in the pretty or the generic form (as
+ * jax.jit(f).lower(...).as_text() prints it). The model is its public function "main" (or its
+ * only function). NULL on error. */
+frit_model *frit_import_stablehlo(frit_ctx *ctx, const char *text, size_t len);
+/* Reads an ONNX ModelProto from memory; base_dir (may be NULL) is where external data files are
+ * looked up. NULL on error. */
+frit_model *frit_import_onnx(frit_ctx *ctx, const void *data, size_t len, const char *base_dir);
+/* frit_import_onnx on a file; external data is looked up beside it. */
+frit_model *frit_import_onnx_file(frit_ctx *ctx, const char *path);
+int frit_model_num_inputs(const frit_model *m);
+int frit_model_num_outputs(const frit_model *m);
+/* Signature of input (output = 0) or output (output = 1) k: its name (owned by the model, "" when
+ * the format has none), dtype, and shape: the rank is returned (-1 when unknown) and dims[] gets
+ * FRIT_MAX_DIMS at most, -1 for a dynamic dim. */
+const char *frit_model_value_name(const frit_model *m, int output, int k);
+frit_dtype frit_model_value_dtype(const frit_model *m, int output, int k);
+int frit_model_value_shape(const frit_model *m, int output, int k, int64_t *dims);
+/* Builds the model on args (nargs must be the number of inputs, with the signature's dtypes and
+ * ranks; static dims must match); outs gets frit_model_num_outputs tensors. */
+frit_status frit_model_call(frit_ctx *ctx, frit_model *m, frit_tensor *const *args, int nargs,
+                            frit_tensor **outs);
+/* New frit_input tensors matching the model's inputs (dynamic dims become symbolic dims named
+ * in<k>_d<axis>), for compiling the model on its own: args gets frit_model_num_inputs tensors. */
+frit_status frit_model_inputs(frit_ctx *ctx, frit_model *m, frit_tensor **args);
+/* A listing of the model as parsed: its functions and ops with their source locations. */
+frit_status frit_model_print(frit_ctx *ctx, frit_model *m, FILE *out);
+
 /* ---------- profiling (docs/profiling.md) ---------- */
 
 /* One process-wide profile. start drops the events of an earlier profile and records, from any
