@@ -681,7 +681,12 @@ frit_model *frit_import_stablehlo(frit_ctx *ctx, const char *text, size_t len);
 frit_model *frit_import_onnx(frit_ctx *ctx, const void *data, size_t len, const char *base_dir);
 /* frit_import_onnx on a file; external data is looked up beside it. */
 frit_model *frit_import_onnx_file(frit_ctx *ctx, const char *path);
+/* The inputs are the model's arguments followed by its weights: the last num_weights inputs
+ * carry values (initializers, large constants), C-order data of the input's dtype and shape,
+ * owned by the model. The others have none (NULL). */
 int frit_model_num_inputs(const frit_model *m);
+int frit_model_num_weights(const frit_model *m);
+const void *frit_model_weight_data(const frit_model *m, int k);
 int frit_model_num_outputs(const frit_model *m);
 /* Signature of input (output = 0) or output (output = 1) k: its name (owned by the model, "" when
  * the format has none), dtype, and shape: the rank is returned (-1 when unknown) and dims[] gets
@@ -693,8 +698,9 @@ int frit_model_value_shape(const frit_model *m, int output, int k, int64_t *dims
  * ranks; static dims must match); outs gets frit_model_num_outputs tensors. */
 frit_status frit_model_call(frit_ctx *ctx, frit_model *m, frit_tensor *const *args, int nargs,
                             frit_tensor **outs);
-/* New frit_input tensors matching the model's inputs (dynamic dims become symbolic dims named
- * in<k>_d<axis>), for compiling the model on its own: args gets frit_model_num_inputs tensors. */
+/* New frit_input tensors matching the model's inputs, weights included (dynamic dims become
+ * symbolic dims named in<k>_d<axis>), for compiling the model on its own: args gets
+ * frit_model_num_inputs tensors; a run binds the weights to frit_model_weight_data. */
 frit_status frit_model_inputs(frit_ctx *ctx, frit_model *m, frit_tensor **args);
 /* A listing of the model as parsed: its functions and ops with their source locations. */
 frit_status frit_model_print(frit_ctx *ctx, frit_model *m, FILE *out);

@@ -48,3 +48,4 @@ from . import optim  # noqa: E402,F401
 from ._autodiff import custom_vjp  # noqa: E402,F401
 from ._config import __version__, show_config  # noqa: E402,F401
 from ._profile import profile, machine_limits  # noqa: E402,F401
+from ._import import import_stablehlo, import_onnx  # noqa: E402,F401

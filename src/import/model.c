@@ -7,13 +7,19 @@
 
 #include "ir/uop.h"
 
+static void free_sigs(model_value_sig *sigs, int n) {
+  for (int i = 0; i < n; i++) {
+    free(sigs[i].name);
+    free(sigs[i].data);
+  }
+  free(sigs);
+}
+
 static void model_destroy(void *p) {
   frit_model *m = p;
   if (m->impl && m->ops->destroy) m->ops->destroy(m->impl);
-  for (int i = 0; i < m->ninputs; i++) free(m->inputs[i].name);
-  for (int i = 0; i < m->noutputs; i++) free(m->outputs[i].name);
-  free(m->inputs);
-  free(m->outputs);
+  free_sigs(m->inputs, m->ninputs);
+  free_sigs(m->outputs, m->noutputs);
   free(m);
 }
 
@@ -22,10 +28,8 @@ frit_model *model_new(frit_ctx *ctx, const model_ops *ops, void *impl, int ninpu
   frit_model *m = calloc(1, sizeof *m);
   if (!m) {
     if (impl && ops->destroy) ops->destroy(impl);
-    for (int i = 0; i < ninputs; i++) free(inputs[i].name);
-    for (int i = 0; i < noutputs; i++) free(outputs[i].name);
-    free(inputs);
-    free(outputs);
+    free_sigs(inputs, ninputs);
+    free_sigs(outputs, noutputs);
     frit_set_error(ctx, FRIT_ERR_NOMEM, "import: out of memory");
     return NULL;
   }
@@ -35,6 +39,8 @@ frit_model *model_new(frit_ctx *ctx, const model_ops *ops, void *impl, int ninpu
   m->inputs = inputs;
   m->noutputs = noutputs;
   m->outputs = outputs;
+  while (m->nweights < ninputs && inputs[ninputs - 1 - m->nweights].data) m->nweights++;
+  for (int i = 0; i < ninputs - m->nweights; i++) FRIT_ASSERT(!inputs[i].data);
   if (!frit_ctx_own(ctx, m, model_destroy)) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "import: out of memory");
     return NULL;
@@ -44,6 +50,11 @@ frit_model *model_new(frit_ctx *ctx, const model_ops *ops, void *impl, int ninpu
 
 int frit_model_num_inputs(const frit_model *m) { return m ? m->ninputs : 0; }
 int frit_model_num_outputs(const frit_model *m) { return m ? m->noutputs : 0; }
+int frit_model_num_weights(const frit_model *m) { return m ? m->nweights : 0; }
+
+const void *frit_model_weight_data(const frit_model *m, int k) {
+  return m && k >= 0 && k < m->ninputs ? m->inputs[k].data : NULL;
+}
 
 static const model_value_sig *model_sig(const frit_model *m, int output, int k) {
   if (!m) return NULL;

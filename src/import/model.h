@@ -10,6 +10,7 @@ typedef struct model_value_sig {
   frit_dtype dtype;
   int ndim;                         /* -1: rank unknown */
   int64_t dims[FRIT_MAX_DIMS];      /* -1: dynamic */
+  void *data;                       /* weights only: malloc'd C-order values (freed with the model) */
 } model_value_sig;
 
 typedef struct model_ops {
@@ -26,11 +27,13 @@ struct frit_model {
   const model_ops *ops;
   void *impl;
   int ninputs, noutputs;
+  int nweights;                     /* the last nweights inputs are weights (data set) */
   model_value_sig *inputs, *outputs; /* malloc'd arrays */
 };
 
 /* A new model owned by ctx (freed with it): takes impl (destroyed through ops->destroy, also on
- * failure) and the two signature arrays with their names. NULL when out of memory. */
+ * failure) and the two signature arrays with their names and data. The inputs with data
+ * (weights) must come after those without. NULL when out of memory. */
 frit_model *model_new(frit_ctx *ctx, const model_ops *ops, void *impl, int ninputs,
                       model_value_sig *inputs, int noutputs, model_value_sig *outputs);
 
