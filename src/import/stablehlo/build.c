@@ -588,8 +588,10 @@ static const shlo_func *find_func(const B *b, const char *name) {
 
 static frit_status op_call(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out) {
   (void)env;
-  const shlo_func *f = op->callee ? find_func(b, op->callee) : NULL;
-  if (!f) return shlo_fail(b, op, "calls @%s, which the module does not define", op->callee ? op->callee : "?");
+  shlo_attr *ca = shlo_attr_get(op, "callee");
+  const char *callee = op->callee ? op->callee : ca && ca->kind == SA_SYMBOL ? ca->s : NULL;
+  const shlo_func *f = callee ? find_func(b, callee) : NULL;
+  if (!f) return shlo_fail(b, op, "calls @%s, which the module does not define", callee ? callee : "?");
   if (f->nargs != op->nopnd || f->nres != op->nres)
     return shlo_fail(b, op, "@%s takes %d values and gives %d; the call passes %d and takes %d", f->name, f->nargs,
                      f->nres, op->nopnd, op->nres);

@@ -157,7 +157,7 @@ static int is_id_char(int c) { return isalnum(c) || c == '_' || c == '$' || c ==
 static int eat(P *p, const char *lit) {
   if (!at(p, lit)) return 0;
   size_t n = strlen(lit);
-  if (isalpha((unsigned char)lit[0]) && p->s + n < p->end && is_id_char((unsigned char)p->s[n]) &&
+  if (isalpha((unsigned char)lit[0]) && is_id_char((unsigned char)lit[n - 1]) && p->s + n < p->end && is_id_char((unsigned char)p->s[n]) &&
       p->s[n] != '-')
     return 0;
   p->s += n;
@@ -519,7 +519,8 @@ static shlo_attr *parse_dict_body(P *p, const char *close) {
   if (!a) return NULL;
   vec keys = {0}, vals = {0};
   keys.elem = vals.elem = sizeof(void *);
-  if (!eat(p, close)) {
+  int until_end = !close[0]; /* the inside of #x<...>: up to the end of the text window */
+  if (until_end ? (ws(p), p->s < p->end) : !eat(p, close)) {
     do {
       ws(p);
       const char *k = *p->s == '"' ? string_lit(p) : ident(p);
@@ -537,7 +538,7 @@ static shlo_attr *parse_dict_body(P *p, const char *close) {
       vec_push(p, &keys, &k);
       vec_push(p, &vals, &v);
     } while (eat(p, ","));
-    expect(p, close);
+    if (!until_end) expect(p, close);
   }
   a->n = keys.n;
   a->keys = vec_finish(p, &keys);
@@ -880,6 +881,10 @@ static shlo_op *parse_op(P *p) {
     else if (!strcmp(nm, "return")) nm = "func.return";
     op->name = nm;
     for (;;) {
+      /* the pretty form writes an op's operands and attributes on one line */
+      const char *q = p->s;
+      while (q < p->end && (*q == ' ' || *q == '\t')) q++;
+      if (q < p->end && (*q == '\n' || *q == '\r')) break;
       ws(p);
       if (p->failed || p->s >= p->end) break;
       char c = *p->s;
@@ -912,6 +917,12 @@ static shlo_op *parse_op(P *p) {
           p->s = save;
           break;
         }
+        if (p->s < p->end && *p->s == '<') { /* dense<...>, array<...>: the op's literal */
+          p->s = save;
+          shlo_attr *v = parse_value(p);
+          if (v) add_attr(p, &b, "value", v);
+          continue;
+        }
         if (eat(p, "=")) {
           shlo_attr *v = group_lists(p, parse_value(p));
           if (v) add_attr(p, &b, w, v);
@@ -943,6 +954,12 @@ static shlo_op *parse_op(P *p) {
         } while (eat(p, ","));
         op->ntout = tv.n;
         op->tout = vec_finish(p, &tv);
+      }
+    } else {
+      /* "stablehlo.constant dense<...> : type": the literal carried the type */
+      for (int i = 0; i < b.keys.n; i++) {
+        shlo_attr *v = ((shlo_attr **)b.vals.data)[i];
+        if (v->kind == SA_DENSE && v->type.text) op->ntout = 1, op->tout = &v->type;
       }
     }
     while (!p->failed && (is_region_word(p) || (b.regions.n && at(p, "{")))) {
@@ -1078,7 +1095,7 @@ static shlo_func *pretty_func(P *p) {
         shlo_type t;
         if (!parse_type(p, &t)) break;
         const char *info = NULL;
-        if (eat(p, "{")) info = result_info(parse_dict_body(p, "}"));
+        if (paren && eat(p, "{")) info = result_info(parse_dict_body(p, "}"));
         vec_push(p, &rt, &t);
         vec_push(p, &rn, &info);
       } while (paren && eat(p, ","));
@@ -1223,12 +1240,22 @@ int shlo_attr_ints(const shlo_attr *a, int64_t *out, int max) {
     for (int64_t i = 0; i < count; i++) out[i] = a->iv[a->n == 1 ? 0 : i];
     return (int)count;
   }
-  if (a->kind != SA_LIST || a->n > max) return -1;
+  if (a->kind != SA_LIST) return -1;
+  int n = 0; /* nested lists ([[1, 1], [0, 2]]) flatten in order */
   for (int i = 0; i < a->n; i++) {
-    if (a->items[i]->kind != SA_INT && a->items[i]->kind != SA_BOOL) return -1;
-    out[i] = a->items[i]->i;
+    const shlo_attr *e = a->items[i];
+    if (e->kind == SA_LIST) {
+      int k = shlo_attr_ints(e, out + n, max - n);
+      if (k < 0) return -1;
+      n += k;
+    } else if (e->kind == SA_INT || e->kind == SA_BOOL) {
+      if (n >= max) return -1;
+      out[n++] = e->i;
+    } else {
+      return -1;
+    }
   }
-  return a->n;
+  return n;
 }
 
 int shlo_has_word(const shlo_op *op, const char *w) {
