@@ -277,27 +277,97 @@ static frit_tensor *reduce_by(frit_ctx *ctx, const char *opname, frit_tensor *x,
   return r && frit_tensor_dtype(r) != dt ? frit_astype(ctx, r, dt) : r;
 }
 
+/* Any reducer region (several operands, argmax's compare-and-select): the reduced axes moved
+ * last and flattened, then halves joined by the region, evaluated on whole tensors (its ops are
+ * elementwise), until one element is left. The reducer is associative and commutative, so this
+ * order is as good as any. */
+static frit_status tree_reduce(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, const int *axes, int nd,
+                               frit_tensor **out) {
+  frit_ctx *ctx = b->ctx;
+  int n = op->nopnd / 2, r = frit_tensor_ndim(in[0]);
+  int perm[FRIT_MAX_DIMS], keep = 0, red[FRIT_MAX_DIMS] = {0};
+  for (int i = 0; i < nd; i++) red[axes[i]] = 1;
+  for (int d = 0; d < r; d++)
+    if (!red[d]) perm[keep++] = d;
+  for (int i = 0; i < nd; i++) perm[keep + i] = axes[i];
+  frit_tensor *v[64], *args[128];
+  frit_uop *shape[FRIT_MAX_DIMS + 1];
+  int64_t len = 1;
+  for (int i = 0; i < nd; i++) {
+    int64_t e = frit_tensor_dim_static(in[0], axes[i]);
+    if (e < 0) return shlo_fail(b, op, "needs static reduced dims");
+    len *= e;
+  }
+  for (int k = 0; k < n; k++) {
+    frit_tensor *x = frit_permute(ctx, in[k], perm);
+    for (int d = 0; d < keep; d++) shape[d] = frit_tensor_dim(x, d);
+    shape[keep] = frit_const_int(ctx, FRIT_I64, len);
+    v[k] = frit_reshape_sym(ctx, x, keep + 1, shape);
+    SHLO_CHECK(b, op, v[k]);
+  }
+  if (len == 0) {
+    for (int k = 0; k < n; k++) out[k] = frit_broadcast_to_sym(ctx, in[n + k], keep, shape);
+    return FRIT_OK;
+  }
+  int64_t st[FRIT_MAX_DIMS + 1], li[FRIT_MAX_DIMS + 1], sp[FRIT_MAX_DIMS + 1];
+  for (int d = 0; d <= keep; d++) st[d] = 0, li[d] = FRIT_SLICE_DEFAULT, sp[d] = 1;
+  while (len > 1) {
+    int64_t h = len / 2;
+    for (int k = 0; k < n; k++) {
+      st[keep] = 0, li[keep] = h;
+      args[k] = frit_slice(ctx, v[k], st, li, sp);
+      st[keep] = h, li[keep] = 2 * h;
+      args[n + k] = frit_slice(ctx, v[k], st, li, sp);
+    }
+    frit_tensor *res[64];
+    int nr = 0;
+    frit_status s = shlo_run_region(b, op->regions[0], env, args, res, &nr, 64);
+    if (s) return s;
+    if (nr != n) return shlo_fail(b, op, "reducer gives %d values for %d operands", nr, n);
+    for (int k = 0; k < n; k++) {
+      frit_uop *hd[FRIT_MAX_DIMS + 1]; /* a region value may be a 0-d constant: widen it */
+      for (int dd = 0; dd <= keep; dd++) hd[dd] = frit_tensor_dim(args[k], dd);
+      res[k] = frit_broadcast_to_sym(ctx, res[k], keep + 1, hd);
+      if (len % 2) { /* the odd one out rides along */
+        st[keep] = 2 * h, li[keep] = len;
+        res[k] = frit_concat(ctx, (frit_tensor *[]){res[k], frit_slice(ctx, v[k], st, li, sp)}, 2, keep);
+      }
+      v[k] = res[k];
+      SHLO_CHECK(b, op, v[k]);
+    }
+    len = h + len % 2;
+  }
+  /* the inits join once */
+  for (int k = 0; k < n; k++) args[k] = frit_squeeze(ctx, v[k], (int[]){keep}, 1), args[n + k] = in[n + k];
+  int nr = 0;
+  frit_status s = shlo_run_region(b, op->regions[0], env, args, out, &nr, 64);
+  if (!s && nr != n) s = shlo_fail(b, op, "reducer gives %d values for %d operands", nr, n);
+  return s;
+}
+
 frit_status shlo_reduce(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out) {
-  (void)env;
   frit_ctx *ctx = b->ctx;
   int n = op->nopnd / 2;
-  if (n != 1 || op->nres != 1)
-    return shlo_fail(b, op, "reductions of %d operands together (argmax-like regions) are not supported", n);
+  if (n < 1 || 2 * n != op->nopnd || op->nres != n || n > 64) return shlo_fail(b, op, "needs inputs and as many inits");
   const char *fn = NULL;
-  shlo_attr *ap = NULL;
-  for (int i = 0; i < op->nword; i++)
-    if (!strcmp(op->words[i], "applies") && i + 1 < op->nword) fn = strchr(op->words[i + 1], '.') + 1;
-  (void)ap;
+  for (int i = 0; i + 1 < op->nword; i++)
+    if (!strcmp(op->words[i], "applies")) fn = strchr(op->words[i + 1], '.') ? strchr(op->words[i + 1], '.') + 1 : op->words[i + 1];
   if (!fn && op->nregion == 1) fn = shlo_region_binop(op->regions[0]);
-  if (!fn) return shlo_fail(b, op, "its region is not one of add, multiply, maximum, minimum, and, or");
   int64_t d[FRIT_MAX_DIMS];
   int nd = shlo_attr_ints(attr2(op, "dimensions", NULL), d, FRIT_MAX_DIMS);
   if (nd < 0) return shlo_fail(b, op, "needs dimensions");
   int axes[FRIT_MAX_DIMS];
-  for (int i = 0; i < nd; i++) axes[i] = (int)d[i];
-  frit_tensor *r = nd ? reduce_by(ctx, fn, in[0], axes, nd) : in[0];
-  if (!r && !frit_last_status(ctx)) return shlo_fail(b, op, "reduction by %s is not supported", fn);
-  SHLO_CHECK(b, op, r);
+  for (int i = 0; i < nd; i++) {
+    if (d[i] < 0 || d[i] >= frit_tensor_ndim(in[0])) return shlo_fail(b, op, "dimension %lld out of range", (long long)d[i]);
+    axes[i] = (int)d[i];
+  }
+  frit_tensor *r = fn && n == 1 ? (nd ? reduce_by(ctx, fn, in[0], axes, nd) : in[0]) : NULL;
+  if (!r) {
+    if (frit_last_status(ctx) && fn && n == 1) return shlo_wrap(b, op);
+    if (op->nregion != 1) return shlo_fail(b, op, "reduction by %s is not supported", fn ? fn : "?");
+    frit_clear_error(ctx);
+    return tree_reduce(b, op, env, in, axes, nd, out);
+  }
   out[0] = shlo_binop(ctx, fn, r, in[1]); /* the init joins once */
   SHLO_CHECK(b, op, out[0]);
   return FRIT_OK;
