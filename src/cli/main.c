@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/expr.h"
+#include "cli/import.h"
 #include "frit.h"
 
 #define EXIT_USER_ERROR 2
@@ -416,6 +417,8 @@ static const command commands[] = {
     {"tune", cmd_tune, "COMMAND [ARGS]... | --list [DIR] | --clear [DIR]",
      "run COMMAND with FRIT_TUNE=1 (its kernels autotuned, the tunings kept in the cache); list or remove the tunings"},
     {"profile", cmd_profile, "TRACE.json", "summarise a saved profile: kernels by time, GB/s, GFLOP/s, compile passes"},
+    {"import", cli_import, "FILE.mlir|FILE.onnx [--print|--graph]",
+     "read a StableHLO or ONNX model; print its signature and ops (--print) or the frit graph it builds"},
     {"help", cmd_help, "[COMMAND]", "show this help"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -67,7 +67,7 @@ static frit_status impl_print(frit_ctx *ctx, void *p, FILE *out) {
   shlo_impl *impl = p;
   for (int f = 0; f < impl->m.nfuncs; f++) {
     const shlo_func *fn = impl->m.funcs[f];
-    fprintf(out, "%4d:%-3d func @%s%s(", fn->line, fn->col, fn->name, fn == impl->main ? " (main)" : "");
+    fprintf(out, "%4d:%-3d func @%s(", fn->line, fn->col, fn->name);
     for (int i = 0; i < fn->nargs; i++) {
       fprintf(out, "%s%%v%d: ", i ? ", " : "", fn->body->args[i]);
       print_type(out, &fn->arg_types[i]);
@@ -77,7 +77,7 @@ static frit_status impl_print(frit_ctx *ctx, void *p, FILE *out) {
       fprintf(out, i ? ", " : " ");
       print_type(out, &fn->res_types[i]);
     }
-    fprintf(out, "\n");
+    fprintf(out, "%s\n", fn == impl->main ? "   (the model)" : "");
     for (int i = 0; i < fn->body->nops; i++) print_op(out, fn->body->ops[i], 2);
   }
   return FRIT_OK;
