@@ -546,9 +546,9 @@ static int read_gs_dims(const shlo_op *op, const char *attr, int scatter, gs_dim
   g->nmap = dn_ints(dn, scatter ? "scatter_dims_to_operand_dims" : "start_index_map", g->start_map);
   g->nib = dn_ints(dn, "operand_batching_dims", g->ibatch);
   g->nob = dn_ints(dn, scatter ? "scatter_indices_batching_dims" : "start_indices_batching_dims", g->obatch);
-  shlo_attr *iv = shlo_dict_get(dn, "index_vector_dim");
-  if (!iv || iv->kind != SA_INT) return 0;
-  g->ivd = iv->i;
+  shlo_attr *iv = shlo_dict_get(dn, "index_vector_dim"); /* the printer leaves out the default, 0 */
+  if (iv && iv->kind != SA_INT) return 0;
+  g->ivd = iv ? iv->i : 0;
   return g->nwin >= 0 && g->ncol >= 0 && g->nmap >= 0 && g->nib >= 0 && g->nob >= 0 && g->nib == g->nob;
 }
 
@@ -580,7 +580,6 @@ frit_status shlo_gather(B *b, const shlo_op *op, frit_tensor **env, frit_tensor 
 }
 
 frit_status shlo_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out) {
-  (void)env;
   frit_ctx *ctx = b->ctx;
   if (op->nopnd != 3 || op->nres != 1) return shlo_fail(b, op, "scatters of several operands together are not supported");
   gs_dims g;
@@ -599,13 +598,16 @@ frit_status shlo_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor
     if (!has(g.collapsed, g.ncol, d) && !has(g.ibatch, g.nib, d)) sizes[d] = k < g.nwin ? udims[g.window_dims[k++]] : 1;
   /* the mode from the update region: combine(old, update) */
   const shlo_region *rg = op->nregion == 1 ? op->regions[0] : NULL;
-  frit_atomic_op mode;
+  frit_atomic_op mode = FRIT_ATOMIC_XCHG;
   const char *fn = rg ? shlo_region_binop(rg) : NULL;
+  shlo_attr *uq = shlo_attr_get(op, "unique_indices");
+  int unique = uq && uq->kind == SA_BOOL && uq->i, general = 0;
   if (rg && rg->nops == 1 && rg->ops[0]->nopnd == 1 && rg->ops[0]->opnd[0] == rg->args[1]) mode = FRIT_ATOMIC_XCHG;
   else if (fn && !strcmp(fn, "add")) mode = FRIT_ATOMIC_ADD;
   else if (fn && !strcmp(fn, "maximum")) mode = FRIT_ATOMIC_MAX;
   else if (fn && !strcmp(fn, "minimum")) mode = FRIT_ATOMIC_MIN;
-  else return shlo_fail(b, op, "its update region is not set, add, maximum or minimum");
+  else if (rg && unique) general = 1; /* each element updated once: old values read, combined, set */
+  else return shlo_fail(b, op, "its update region is not set, add, maximum or minimum (other regions need unique_indices)");
   frit_tensor *valid = NULL;
   frit_tensor *lin = linear_index(ctx, x, in[1], &g, ur, udims, sizes, 0, &valid);
   SHLO_CHECK(b, op, lin);
@@ -614,6 +616,14 @@ frit_status shlo_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor
   for (int d = 0; d < xr; d++) total *= frit_tensor_dim_static(x, d);
   if (valid) lin = frit_where(ctx, valid, lin, frit_scalar_i(ctx, FRIT_I64, total));
   frit_tensor *fx = frit_reshape(ctx, x, 1, &flat);
+  if (general) {
+    frit_tensor *old = frit_take(ctx, fx, lin, 0), *args[2] = {old, upd}, *res[1];
+    int nr = 0;
+    frit_status s2 = shlo_run_region(b, rg, env, args, res, &nr, 1);
+    if (s2) return s2;
+    if (nr != 1) return shlo_fail(b, op, "update region gives %d values", nr);
+    upd = res[0];
+  }
   frit_tensor *spare = frit_zeros(ctx, frit_tensor_dtype(x), 1, (int64_t[]){1});
   fx = frit_concat(ctx, (frit_tensor *[]){fx, spare}, 2, 0);
   frit_tensor *r = frit_scatter(ctx, fx, frit_reshape(ctx, lin, 1, &flat), frit_reshape(ctx, upd, 1, &flat), mode);
@@ -754,5 +764,25 @@ frit_status shlo_sort(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **
     out[k] = frit_take_along_axis(ctx, in[k], perm, (int)dim);
     SHLO_CHECK(b, op, out[k]);
   }
+  return FRIT_OK;
+}
+
+/* chlo.top_k: the k largest along the last axis, largest first, ties in index order. */
+frit_status shlo_top_k(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out) {
+  (void)env;
+  frit_ctx *ctx = b->ctx;
+  int64_t k = -1;
+  if (shlo_attr_ints(shlo_attr_get(op, "k"), &k, 1) != 1 || k < 0) return shlo_fail(b, op, "needs k");
+  int r = frit_tensor_ndim(in[0]);
+  if (r < 1 || op->nres != 2) return shlo_fail(b, op, "needs an operand of rank >= 1 and two results");
+  frit_tensor *perm = frit_argsort(ctx, in[0], r - 1, 1);
+  int64_t st[FRIT_MAX_DIMS], li[FRIT_MAX_DIMS], sp[FRIT_MAX_DIMS];
+  for (int d = 0; d < r; d++) st[d] = 0, li[d] = FRIT_SLICE_DEFAULT, sp[d] = 1;
+  li[r - 1] = k;
+  perm = frit_slice(ctx, perm, st, li, sp);
+  out[0] = frit_take_along_axis(ctx, in[0], perm, r - 1);
+  const shlo_type *t = shlo_rtype(op, 1);
+  out[1] = frit_astype(ctx, perm, t && t->dt != FRIT_VOID ? t->dt : FRIT_I32);
+  SHLO_CHECK(b, op, out[0] && out[1]);
   return FRIT_OK;
 }

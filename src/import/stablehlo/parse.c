@@ -731,6 +731,13 @@ static void paren_operands(P *p, op_build *b, vec *inits) {
   if (eat(p, ")")) return;
   do {
     ws(p);
+    if (p->s < p->end && (isalpha((unsigned char)*p->s) || *p->s == '_')) { /* an attribute: k = 3 */
+      const char *k = ident(p);
+      if (!k || !expect(p, "=")) return;
+      shlo_attr *v = parse_value(p);
+      if (v) add_attr(p, b, k, v);
+      continue;
+    }
     if (*p->s != '%') {
       fail(p, "expected an operand");
       return;
@@ -954,6 +961,10 @@ static shlo_op *parse_op(P *p) {
         } while (eat(p, ","));
         op->ntout = tv.n;
         op->tout = vec_finish(p, &tv);
+        if (eat(p, "->")) { /* "t -> t" (chlo ops): the types were the inputs' */
+          op->ntin = op->ntout, op->tin = op->tout;
+          if (!parse_type_list(p, &op->tout, &op->ntout, 0)) goto out;
+        }
       }
     } else {
       /* "stablehlo.constant dense<...> : type": the literal carried the type */
