@@ -292,6 +292,9 @@ static bool nonneg_dim(const frit_uop *d) { return nonneg_dim_rec(d, 0); }
 frit_tensor *frit_reshape_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims) {
   if (!ti_ok(ctx, "reshape", &x, 1)) return NULL;
   if (ndim < 0 || ndim > FRIT_MAX_DIMS) return TI_FAIL1(ctx, "reshape", x, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
+  frit_uop *canon[FRIT_MAX_DIMS];
+  if (!ti_canon_dims(ctx, ndim, dims, canon)) return NULL;
+  dims = canon;
   for (int i = 0; i < ndim; i++)
     if (!dims[i] || dims[i]->dtype != FRIT_I64 || !nonneg_dim(dims[i]))
       return dims[i] || ctx->status == FRIT_OK
@@ -370,6 +373,9 @@ frit_tensor *frit_transpose(frit_ctx *ctx, frit_tensor *x) {
 frit_tensor *frit_broadcast_to_sym(frit_ctx *ctx, frit_tensor *x, int ndim, frit_uop *const *dims) {
   if (!ti_ok(ctx, "broadcast_to", &x, 1)) return NULL;
   if (ndim < 0 || ndim > FRIT_MAX_DIMS) return TI_FAIL1(ctx, "broadcast_to", x, "rank %d outside 0..%d", ndim, FRIT_MAX_DIMS);
+  frit_uop *canon[FRIT_MAX_DIMS];
+  if (!ti_canon_dims(ctx, ndim, dims, canon)) return NULL;
+  dims = canon;
   for (int i = 0; i < ndim; i++)
     if (!dims[i] || dims[i]->dtype != FRIT_I64 || !nonneg_dim(dims[i]))
       return dims[i] || ctx->status == FRIT_OK

@@ -14,6 +14,14 @@ int64_t frit_dim_value(const frit_uop *dim) {
 
 frit_uop *ti_dim(frit_ctx *ctx, int64_t v) { return frit_const_int(ctx, FRIT_I64, v); }
 
+bool ti_canon_dims(frit_ctx *ctx, int n, frit_uop *const *in, frit_uop **out) {
+  for (int i = 0; i < n; i++) {
+    out[i] = in[i] && in[i]->op != FRIT_OP_CONST && in[i]->op != FRIT_OP_DEFINE_VAR ? frit_simplify(ctx, in[i]) : in[i];
+    if (in[i] && !out[i]) return false;
+  }
+  return true;
+}
+
 static frit_uop *dim_op(frit_ctx *ctx, frit_op op, frit_uop *a, frit_uop *b) {
   if (!a || !b) return NULL;
   if (a->op == FRIT_OP_CONST && b->op == FRIT_OP_CONST) {

@@ -17,6 +17,9 @@ static inline const frit_shape *ti_shape(frit_ctx *ctx, const frit_tensor *t) {
 }
 /* i64 CONST dim. */
 frit_uop *ti_dim(frit_ctx *ctx, int64_t v);
+/* Dims given by a caller in canonical (simplified) form: shapes are compared node by node, so
+ * 1 * n and n must be the same node. */
+bool ti_canon_dims(frit_ctx *ctx, int n, frit_uop *const *in, frit_uop **out);
 /* Dim arithmetic: folded in C when static, otherwise built and simplified. NULL propagates. */
 frit_uop *ti_dim_add(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_sub(frit_ctx *ctx, frit_uop *a, frit_uop *b);
