@@ -392,3 +392,14 @@ def test_cli_import(tmp_path):
     p.write_text("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %b : tensor<2xf32>\n}\n")
     r = subprocess.run([CLI, "import", str(p)], capture_output=True, text=True)
     assert r.returncode == 2 and "line 2, column" in r.stderr and "%b" in r.stderr
+
+
+def test_max_pool_gradient_select_and_scatter():
+    x = randn(2, 7, 6, 3)
+    x[0, 0, :2, 0] = 1.0  # a tie: the first element of the window is picked
+
+    def f(x):
+        y = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        return jnp.sum(y * jnp.arange(y.size, dtype=jnp.float32).reshape(y.shape))
+
+    check(jax.grad(f), [x], rtol=1e-5)

@@ -702,7 +702,7 @@ static const struct {
     {"dynamic_slice", shlo_dynamic_slice}, {"dynamic_update_slice", shlo_dynamic_update_slice},
     {"dot_general", shlo_dot_general}, {"convolution", shlo_convolution}, {"reduce", shlo_reduce},
     {"reduce_window", shlo_reduce_window}, {"gather", shlo_gather}, {"scatter", shlo_scatter},
-    {"sort", shlo_sort}, {"top_k", shlo_top_k}, {"while", op_while}, {"case", op_case}, {"if", op_case},
+    {"sort", shlo_sort}, {"top_k", shlo_top_k}, {"select_and_scatter", shlo_select_and_scatter}, {"while", op_while}, {"case", op_case}, {"if", op_case},
     {"call", op_call}, {"custom_call", op_custom_call},
 };
 

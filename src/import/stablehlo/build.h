@@ -58,6 +58,7 @@ frit_status shlo_reduce(B *b, const shlo_op *op, frit_tensor **env, frit_tensor 
 frit_status shlo_reduce_window(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
 frit_status shlo_gather(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
 frit_status shlo_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
+frit_status shlo_select_and_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
 frit_status shlo_top_k(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
 frit_status shlo_sort(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
 frit_status shlo_dynamic_slice(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);

@@ -786,3 +786,86 @@ frit_status shlo_top_k(B *b, const shlo_op *op, frit_tensor **env, frit_tensor *
   SHLO_CHECK(b, op, out[0] && out[1]);
   return FRIT_OK;
 }
+
+/* select_and_scatter (max pooling's gradient): each window of the padded operand picks one
+ * element by the select region, scanning the window in order; the source value of the window
+ * is added at the picked place; padding is never picked. */
+frit_status shlo_select_and_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out) {
+  frit_ctx *ctx = b->ctx;
+  if (op->nopnd != 3 || op->nregion != 2) return shlo_fail(b, op, "needs operand, source, init and two regions");
+  const char *sc = shlo_region_binop(op->regions[1]);
+  if (!sc || strcmp(sc, "add")) return shlo_fail(b, op, "only an add scatter region is supported");
+  frit_tensor *x = in[0], *src = in[1], *init = in[2];
+  int r = frit_tensor_ndim(x);
+  int64_t wd[FRIT_MAX_DIMS], ws[FRIT_MAX_DIMS], pad[2 * FRIT_MAX_DIMS], sd[FRIT_MAX_DIMS], pd[FRIT_MAX_DIMS];
+  if (shlo_attr_ints(shlo_attr_get(op, "window_dimensions"), wd, FRIT_MAX_DIMS) != r)
+    return shlo_fail(b, op, "needs window_dimensions for %d axes", r);
+  for (int i = 0; i < r; i++) ws[i] = 1, pad[2 * i] = pad[2 * i + 1] = 0;
+  shlo_attr *a;
+  if ((a = shlo_attr_get(op, "window_strides")) && shlo_attr_ints(a, ws, FRIT_MAX_DIMS) != r) return shlo_fail(b, op, "bad window_strides");
+  if ((a = shlo_attr_get(op, "padding")) && shlo_attr_ints(a, pad, 2 * FRIT_MAX_DIMS) != 2 * r) return shlo_fail(b, op, "bad padding");
+  int64_t lo[FRIT_MAX_DIMS], hi[FRIT_MAX_DIMS], offsets = 1;
+  for (int i = 0; i < r; i++) {
+    lo[i] = pad[2 * i], hi[i] = pad[2 * i + 1], offsets *= wd[i];
+    sd[i] = frit_tensor_dim_static(src, i);
+    pd[i] = frit_tensor_dim_static(x, i) + lo[i] + hi[i];
+    if (sd[i] < 0 || pd[i] < 0 || lo[i] < 0 || hi[i] < 0) return shlo_fail(b, op, "needs static shapes and padding >= 0");
+  }
+  if (offsets > 1024) return shlo_fail(b, op, "windows of %lld elements are not supported (at most 1024)", (long long)offsets);
+  frit_dtype dt = frit_tensor_dtype(x);
+  frit_tensor *px = shlo_pad_value(ctx, x, frit_scalar_f(ctx, dt, 0), lo, hi, NULL);
+  frit_uop *xd[FRIT_MAX_DIMS]; /* where the padded operand holds real elements */
+  for (int d = 0; d < r; d++) xd[d] = frit_tensor_dim(x, d);
+  frit_scalar one = {.i = 1};
+  frit_tensor *mask = shlo_pad_value(ctx, ti_full(ctx, FRIT_BOOL, one, r, xd), frit_full_i(ctx, FRIT_BOOL, 0, NULL, 0), lo, hi, NULL);
+  SHLO_CHECK(b, op, px && mask);
+  frit_tensor *best = NULL, *bestk = NULL, *has = NULL;
+  int64_t st[FRIT_MAX_DIMS], li[FRIT_MAX_DIMS];
+  for (int64_t k = 0; k < offsets; k++) {
+    int64_t rem = k;
+    for (int i = r - 1; i >= 0; i--) {
+      st[i] = rem % wd[i];
+      rem /= wd[i];
+      li[i] = st[i] + (sd[i] - 1) * ws[i] + 1;
+    }
+    frit_tensor *v = frit_slice(ctx, px, st, li, ws), *ok = frit_slice(ctx, mask, st, li, ws);
+    frit_tensor *kk = frit_full_i(ctx, FRIT_I64, r, sd, k);
+    if (!best) {
+      best = v, bestk = kk, has = ok;
+    } else {
+      frit_tensor *args[2] = {best, v}, *keep[1];
+      int nr = 0;
+      frit_status s = shlo_run_region(b, op->regions[0], env, args, keep, &nr, 1);
+      if (s) return s;
+      if (nr != 1) return shlo_fail(b, op, "select region gives %d values", nr);
+      frit_tensor *take = frit_binary_t(ctx, FRIT_BF_LOGICAL_AND, ok,
+                                        frit_binary_t(ctx, FRIT_BF_LOGICAL_OR, frit_unary_t(ctx, FRIT_UF_LOGICAL_NOT, has),
+                                                      frit_unary_t(ctx, FRIT_UF_LOGICAL_NOT, keep[0])));
+      best = frit_where(ctx, take, v, best);
+      bestk = frit_where(ctx, take, kk, bestk);
+      has = frit_binary_t(ctx, FRIT_BF_LOGICAL_OR, has, ok);
+    }
+    SHLO_CHECK(b, op, best && bestk && has);
+  }
+  frit_tensor *acc = NULL;
+  frit_tensor *zero = frit_scalar_f(ctx, frit_tensor_dtype(src), 0);
+  for (int64_t k = 0; k < offsets; k++) {
+    int64_t rem = k, plo[FRIT_MAX_DIMS], phi[FRIT_MAX_DIMS], inter[FRIT_MAX_DIMS];
+    for (int i = r - 1; i >= 0; i--) {
+      plo[i] = rem % wd[i];
+      rem /= wd[i];
+      inter[i] = ws[i] - 1;
+      phi[i] = pd[i] - plo[i] - ((sd[i] - 1) * ws[i] + 1);
+    }
+    frit_tensor *pick = frit_binary_t(ctx, FRIT_BF_LOGICAL_AND, has, frit_binary_t(ctx, FRIT_BF_EQ, bestk, frit_scalar_i(ctx, FRIT_I64, k)));
+    frit_tensor *c = shlo_pad_value(ctx, frit_where(ctx, pick, src, zero), zero, plo, phi, inter);
+    acc = acc ? frit_binary_t(ctx, FRIT_BF_ADD, acc, c) : c;
+    SHLO_CHECK(b, op, acc);
+  }
+  int64_t cst[FRIT_MAX_DIMS], cli[FRIT_MAX_DIMS], csp[FRIT_MAX_DIMS];
+  for (int i = 0; i < r; i++) cst[i] = lo[i], cli[i] = pd[i] - hi[i], csp[i] = 1;
+  acc = frit_slice(ctx, acc, cst, cli, csp);
+  out[0] = shlo_binop(ctx, "add", acc, init);
+  SHLO_CHECK(b, op, out[0]);
+  return FRIT_OK;
+}
