@@ -630,9 +630,9 @@ static frit_status op_while(B *b, const shlo_op *op, frit_tensor **env, frit_ten
   frit_tensor *end = frit_scalar_i(ctx, FRIT_I64, INT64_MAX / 2);
   if (frit_host_loop_begin(ctx, zero, end, one, n, in, &idx, carry)) return shlo_wrap(b, op);
   int nc = 0, nb = 0;
-  frit_status st = shlo_run_region(b, op->regions[0], env, carry, cond, &nc, 1);
+  frit_status st = shlo_run_region(b, op->regions[0], env, carry, n, cond, &nc, 1);
   if (!st && nc != 1) st = shlo_fail(b, op, "cond gives %d values, not 1", nc);
-  if (!st) st = shlo_run_region(b, op->regions[1], env, carry, next, &nb, 64);
+  if (!st) st = shlo_run_region(b, op->regions[1], env, carry, n, next, &nb, 64);
   if (!st && nb != n) st = shlo_fail(b, op, "body gives %d values for %d loop values", nb, n);
   frit_tensor *go = st ? NULL : frit_reshape(ctx, cond[0], 0, NULL);
   for (int k = 0; !st && k < n; k++) {
@@ -660,7 +660,7 @@ static frit_status op_case(B *b, const shlo_op *op, frit_tensor **env, frit_tens
   frit_tensor *res[64];
   for (int k = nbr - 1; k >= 0; k--) {
     int nr = 0;
-    frit_status st = shlo_run_region(b, op->regions[k], env, NULL, res, &nr, 64);
+    frit_status st = shlo_run_region(b, op->regions[k], env, NULL, 0, res, &nr, 64);
     if (st) return st;
     if (nr != op->nres) return shlo_fail(b, op, "branch %d gives %d values, the op %d", k, nr, op->nres);
     for (int j = 0; j < nr; j++) {
@@ -681,49 +681,53 @@ static frit_status op_case(B *b, const shlo_op *op, frit_tensor **env, frit_tens
 static const struct {
   const char *name;
   shlo_op_fn fn;
+  int min_operands, max_operands; /* -1: any number */
 } op_table[] = {
-    {"add", op_binary}, {"subtract", op_binary}, {"multiply", op_binary}, {"divide", op_binary},
-    {"remainder", op_binary}, {"maximum", op_binary}, {"minimum", op_binary}, {"power", op_binary},
-    {"atan2", op_binary}, {"and", op_binary}, {"or", op_binary}, {"xor", op_binary},
-    {"shift_left", op_binary}, {"shift_right_logical", op_binary}, {"shift_right_arithmetic", op_binary},
-    {"complex", op_binary},
-    {"abs", op_unary}, {"negate", op_unary}, {"sqrt", op_unary}, {"rsqrt", op_unary}, {"exponential", op_unary},
-    {"exponential_minus_one", op_unary}, {"log", op_unary}, {"log_plus_one", op_unary}, {"logistic", op_unary},
-    {"tanh", op_unary}, {"sine", op_unary}, {"cosine", op_unary}, {"tan", op_unary}, {"floor", op_unary},
-    {"ceil", op_unary}, {"round_nearest_even", op_unary}, {"round_nearest_afz", op_unary}, {"sign", op_unary},
-    {"cbrt", op_unary}, {"not", op_unary}, {"is_finite", op_unary}, {"real", op_unary}, {"imag", op_unary},
-    {"erf", op_unary}, {"asin", op_unary}, {"acos", op_unary}, {"atan", op_unary}, {"sinh", op_unary},
-    {"cosh", op_unary}, {"asinh", op_unary}, {"acosh", op_unary}, {"atanh", op_unary},
-    {"optimization_barrier", op_unary},
-    {"compare", op_compare}, {"select", op_select}, {"clamp", op_clamp}, {"convert", op_convert},
-    {"bitcast_convert", op_bitcast_convert}, {"constant", op_constant}, {"iota", op_iota},
-    {"broadcast_in_dim", op_broadcast_in_dim}, {"reshape", op_reshape}, {"transpose", op_transpose},
-    {"slice", op_slice}, {"concatenate", op_concatenate}, {"reverse", op_reverse}, {"pad", op_pad},
-    {"dynamic_slice", shlo_dynamic_slice}, {"dynamic_update_slice", shlo_dynamic_update_slice},
-    {"dot_general", shlo_dot_general}, {"convolution", shlo_convolution}, {"reduce", shlo_reduce},
-    {"reduce_window", shlo_reduce_window}, {"gather", shlo_gather}, {"scatter", shlo_scatter},
-    {"sort", shlo_sort}, {"top_k", shlo_top_k}, {"select_and_scatter", shlo_select_and_scatter}, {"while", op_while}, {"case", op_case}, {"if", op_case},
-    {"call", op_call}, {"custom_call", op_custom_call},
+    {"add", op_binary, 2, 2}, {"subtract", op_binary, 2, 2}, {"multiply", op_binary, 2, 2}, {"divide", op_binary, 2, 2},
+    {"remainder", op_binary, 2, 2}, {"maximum", op_binary, 2, 2}, {"minimum", op_binary, 2, 2}, {"power", op_binary, 2, 2},
+    {"atan2", op_binary, 2, 2}, {"and", op_binary, 2, 2}, {"or", op_binary, 2, 2}, {"xor", op_binary, 2, 2},
+    {"shift_left", op_binary, 2, 2}, {"shift_right_logical", op_binary, 2, 2}, {"shift_right_arithmetic", op_binary, 2, 2},
+    {"complex", op_binary, 2, 2},
+    {"abs", op_unary, 1, 1}, {"negate", op_unary, 1, 1}, {"sqrt", op_unary, 1, 1}, {"rsqrt", op_unary, 1, 1}, {"exponential", op_unary, 1, 1},
+    {"exponential_minus_one", op_unary, 1, 1}, {"log", op_unary, 1, 1}, {"log_plus_one", op_unary, 1, 1}, {"logistic", op_unary, 1, 1},
+    {"tanh", op_unary, 1, 1}, {"sine", op_unary, 1, 1}, {"cosine", op_unary, 1, 1}, {"tan", op_unary, 1, 1}, {"floor", op_unary, 1, 1},
+    {"ceil", op_unary, 1, 1}, {"round_nearest_even", op_unary, 1, 1}, {"round_nearest_afz", op_unary, 1, 1}, {"sign", op_unary, 1, 1},
+    {"cbrt", op_unary, 1, 1}, {"not", op_unary, 1, 1}, {"is_finite", op_unary, 1, 1}, {"real", op_unary, 1, 1}, {"imag", op_unary, 1, 1},
+    {"erf", op_unary, 1, 1}, {"asin", op_unary, 1, 1}, {"acos", op_unary, 1, 1}, {"atan", op_unary, 1, 1}, {"sinh", op_unary, 1, 1},
+    {"cosh", op_unary, 1, 1}, {"asinh", op_unary, 1, 1}, {"acosh", op_unary, 1, 1}, {"atanh", op_unary, 1, 1},
+    {"optimization_barrier", op_unary, 0, -1},
+    {"compare", op_compare, 2, 2}, {"select", op_select, 3, 3}, {"clamp", op_clamp, 3, 3}, {"convert", op_convert, 1, 1},
+    {"bitcast_convert", op_bitcast_convert, 1, 1}, {"constant", op_constant, 0, 0}, {"iota", op_iota, 0, 0},
+    {"broadcast_in_dim", op_broadcast_in_dim, 1, 1}, {"reshape", op_reshape, 1, 1}, {"transpose", op_transpose, 1, 1},
+    {"slice", op_slice, 1, 1}, {"concatenate", op_concatenate, 1, -1}, {"reverse", op_reverse, 1, 1}, {"pad", op_pad, 2, 2},
+    {"dynamic_slice", shlo_dynamic_slice, 1, -1}, {"dynamic_update_slice", shlo_dynamic_update_slice, 2, -1},
+    {"dot_general", shlo_dot_general, 2, 2}, {"convolution", shlo_convolution, 2, 2}, {"reduce", shlo_reduce, 2, -1},
+    {"reduce_window", shlo_reduce_window, 2, -1}, {"gather", shlo_gather, 2, 2}, {"scatter", shlo_scatter, 3, -1},
+    {"sort", shlo_sort, 1, -1}, {"top_k", shlo_top_k, 1, 1}, {"select_and_scatter", shlo_select_and_scatter, 3, 3}, {"while", op_while, 0, -1}, {"case", op_case, 1, 1}, {"if", op_case, 1, 1},
+    {"call", op_call, 0, -1}, {"custom_call", op_custom_call, 0, -1},
 };
 
-static shlo_op_fn find_op(const char *name) {
+static int find_op_index(const char *name) {
   const char *dot = strchr(name, '.');
-  if (!dot) return NULL;
+  if (!dot) return -1;
   size_t dl = (size_t)(dot - name);
   int known_dialect = (dl == 9 && !strncmp(name, "stablehlo", 9)) || (dl == 4 && !strncmp(name, "chlo", 4)) ||
                       (dl == 4 && !strncmp(name, "func", 4)) || (dl == 4 && !strncmp(name, "mhlo", 4));
-  if (!known_dialect) return NULL;
+  if (!known_dialect) return -1;
   for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
-    if (!strcmp(op_table[i].name, dot + 1)) return op_table[i].fn;
-  return NULL;
+    if (!strcmp(op_table[i].name, dot + 1)) return (int)i;
+  return -1;
 }
 
-int shlo_op_known(const char *name) { return find_op(name) != NULL; }
+int shlo_op_known(const char *name) { return find_op_index(name) >= 0; }
 
-frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_tensor *const *args,
+frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_tensor *const *args, int nargs,
                             frit_tensor **results, int *nres, int max) {
+  if (r->nargs != nargs)
+    return r->nops ? shlo_fail(b, r->ops[0], "its region takes %d arguments, %d given", r->nargs, nargs)
+                   : frit_set_error(b->ctx, FRIT_ERR_INVALID, "stablehlo: a region takes %d arguments, %d given", r->nargs, nargs);
   for (int i = 0; i < r->nargs; i++) {
-    if (!args) return frit_set_error(b->ctx, FRIT_ERR_INVALID, "stablehlo: a region's arguments are not bound");
+    FRIT_ASSERT(r->args[i] >= 0 && r->args[i] < b->nenv);
     env[r->args[i]] = args[i];
   }
   *nres = 0;
@@ -732,6 +736,7 @@ frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_
     frit_tensor *in[256];
     if (op->nopnd > 256) return shlo_fail(b, op, "more than 256 operands");
     for (int i = 0; i < op->nopnd; i++) {
+      FRIT_ASSERT(op->opnd[i] >= 0 && op->opnd[i] < b->nenv);
       in[i] = env[op->opnd[i]];
       if (!in[i]) return shlo_fail(b, op, "operand %d has no value (defined in another region?)", i);
     }
@@ -742,8 +747,12 @@ frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_
       *nres = op->nopnd;
       return FRIT_OK;
     }
-    shlo_op_fn fn = find_op(op->name);
-    if (!fn) return shlo_fail(b, op, "op not supported by frit's StableHLO importer");
+    int oi = find_op_index(op->name);
+    if (oi < 0) return shlo_fail(b, op, "op not supported by frit's StableHLO importer");
+    if (op->nopnd < op_table[oi].min_operands || (op_table[oi].max_operands >= 0 && op->nopnd > op_table[oi].max_operands))
+      return shlo_fail(b, op, "takes %d%s operands, %d given", op_table[oi].min_operands,
+                       op_table[oi].max_operands == op_table[oi].min_operands ? "" : " or more", op->nopnd);
+    shlo_op_fn fn = op_table[oi].fn;
     frit_tensor *out[256];
     if (op->nres > 256) return shlo_fail(b, op, "more than 256 results");
     for (int i = 0; i < op->nres; i++) out[i] = NULL;
@@ -757,6 +766,7 @@ frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_
         return shlo_fail(b, op, "built %s for result %d of type %s (an importer bug)",
                          frit_dtype_name(frit_tensor_dtype(out[i]), have, sizeof have), i, t->text);
       }
+      FRIT_ASSERT(op->res0 + i >= 0 && op->res0 + i < b->nenv);
       env[op->res0 + i] = out[i];
     }
   }
@@ -766,8 +776,10 @@ frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_
 static frit_status run_func(B *b, const shlo_func *f, frit_tensor *const *args, frit_tensor **outs) {
   frit_tensor **env = calloc((size_t)(f->nvalues ? f->nvalues : 1), sizeof *env);
   if (!env) return frit_set_error(b->ctx, FRIT_ERR_NOMEM, "stablehlo: out of memory");
-  int n = 0;
-  frit_status st = shlo_run_region(b, f->body, env, args, outs, &n, f->nres);
+  int n = 0, saved = b->nenv;
+  b->nenv = f->nvalues;
+  frit_status st = shlo_run_region(b, f->body, env, args, f->nargs, outs, &n, f->nres);
+  b->nenv = saved;
   if (!st && n != f->nres)
     st = frit_set_error(b->ctx, FRIT_ERR_INVALID, "stablehlo: @%s returns %d values, its type says %d", f->name, n,
                         f->nres);
@@ -776,6 +788,6 @@ static frit_status run_func(B *b, const shlo_func *f, frit_tensor *const *args, 
 }
 
 frit_status shlo_call_main(frit_ctx *ctx, shlo_impl *impl, frit_tensor *const *args, frit_tensor **outs) {
-  B b = {ctx, impl, args + impl->main->nargs, 0};
+  B b = {ctx, impl, args + impl->main->nargs, 0, 0};
   return run_func(&b, impl->main, args, outs);
 }

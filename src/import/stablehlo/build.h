@@ -16,6 +16,7 @@ typedef struct B {
   shlo_impl *impl;
   frit_tensor *const *weights;
   int depth;
+  int nenv; /* values of the function being built */
 } B;
 
 /* A handler builds op's results out[0 .. nres-1] from its operands in[]; env holds the values of
@@ -41,7 +42,7 @@ const shlo_type *shlo_rtype(const shlo_op *op, int k);
 frit_status shlo_static_dims(B *b, const shlo_op *op, const shlo_type *t, int64_t *dims);
 /* Runs region r with its block arguments bound to args; results[] gets what its return gives
  * (*nres of them, at most max). */
-frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_tensor *const *args,
+frit_status shlo_run_region(B *b, const shlo_region *r, frit_tensor **env, frit_tensor *const *args, int nargs,
                             frit_tensor **results, int *nres, int max);
 /* A reduction region that is one binary op of its two arguments: that op's name ("add",
  * "maximum" ...), else NULL. */

@@ -321,7 +321,7 @@ static frit_status tree_reduce(B *b, const shlo_op *op, frit_tensor **env, frit_
     }
     frit_tensor *res[64];
     int nr = 0;
-    frit_status s = shlo_run_region(b, op->regions[0], env, args, res, &nr, 64);
+    frit_status s = shlo_run_region(b, op->regions[0], env, args, 2 * n, res, &nr, 64);
     if (s) return s;
     if (nr != n) return shlo_fail(b, op, "reducer gives %d values for %d operands", nr, n);
     for (int k = 0; k < n; k++) {
@@ -340,7 +340,7 @@ static frit_status tree_reduce(B *b, const shlo_op *op, frit_tensor **env, frit_
   /* the inits join once */
   for (int k = 0; k < n; k++) args[k] = frit_squeeze(ctx, v[k], (int[]){keep}, 1), args[n + k] = in[n + k];
   int nr = 0;
-  frit_status s = shlo_run_region(b, op->regions[0], env, args, out, &nr, 64);
+  frit_status s = shlo_run_region(b, op->regions[0], env, args, 2 * n, out, &nr, 64);
   if (!s && nr != n) s = shlo_fail(b, op, "reducer gives %d values for %d operands", nr, n);
   return s;
 }
@@ -619,7 +619,7 @@ frit_status shlo_scatter(B *b, const shlo_op *op, frit_tensor **env, frit_tensor
   if (general) {
     frit_tensor *old = frit_take(ctx, fx, lin, 0), *args[2] = {old, upd}, *res[1];
     int nr = 0;
-    frit_status s2 = shlo_run_region(b, rg, env, args, res, &nr, 1);
+    frit_status s2 = shlo_run_region(b, rg, env, args, 2, res, &nr, 1);
     if (s2) return s2;
     if (nr != 1) return shlo_fail(b, op, "update region gives %d values", nr);
     upd = res[0];
@@ -752,7 +752,7 @@ frit_status shlo_sort(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **
     /* evaluate through the region runner one op at a time */
     shlo_region one = {0, NULL, NULL, 1, (shlo_op **)&rg->ops[i]};
     int nr;
-    frit_status st = shlo_run_region(b, &one, env, NULL, NULL, &nr, 0);
+    frit_status st = shlo_run_region(b, &one, env, NULL, 0, NULL, &nr, 0);
     if (st) return st;
   }
   kv = env[cmp->opnd[0]];
@@ -835,7 +835,7 @@ frit_status shlo_select_and_scatter(B *b, const shlo_op *op, frit_tensor **env, 
     } else {
       frit_tensor *args[2] = {best, v}, *keep[1];
       int nr = 0;
-      frit_status s = shlo_run_region(b, op->regions[0], env, args, keep, &nr, 1);
+      frit_status s = shlo_run_region(b, op->regions[0], env, args, 2, keep, &nr, 1);
       if (s) return s;
       if (nr != 1) return shlo_fail(b, op, "select region gives %d values", nr);
       frit_tensor *take = frit_binary_t(ctx, FRIT_BF_LOGICAL_AND, ok,

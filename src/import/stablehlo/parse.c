@@ -844,6 +844,7 @@ static shlo_op *parse_op(P *p) {
       res_names[nresn] = sigil_name(p, '%');
       int64_t cnt = 1;
       if (p->s < p->end && *p->s == ':' && !parse_int(p, (p->s++, &cnt))) return NULL;
+      if (cnt < 1 || cnt > 4096) return fail(p, "a result count of %lld", (long long)cnt), NULL;
       res_counts[nresn++] = (int)cnt;
       nres += (int)cnt;
     } while (eat(p, ","));
@@ -1069,6 +1070,7 @@ static shlo_func *pretty_func(P *p) {
   if (!f) return NULL;
   pos_of(p, p->s, &f->line, &f->col);
   p->nvalues = 0;
+  p->nscope = 0; /* a function sees only its own values */
   if (eat(p, "public")) f->is_public = 1;
   else eat(p, "private");
   f->name = sigil_name(p, '@');
@@ -1181,6 +1183,7 @@ static int module_item(P *p, vec *funcs) {
   }
   if (at(p, "\"func.func\"")) {
     p->nvalues = 0;
+    p->nscope = 0;
     shlo_op *op = parse_op(p);
     shlo_func *f = op ? generic_func(p, op) : NULL;
     return f && vec_push(p, funcs, &f);
