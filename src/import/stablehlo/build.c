@@ -522,8 +522,8 @@ static frit_tensor *dilate(frit_ctx *ctx, frit_tensor *x, int axis, int64_t k) {
   return frit_slice(ctx, u, st, li, sp);
 }
 
-/* Edge padding lo/hi (negative: cropping) with zeros. */
-static frit_tensor *pad_edges(frit_ctx *ctx, frit_tensor *x, const int64_t *lo, const int64_t *hi) {
+/* Edge padding lo/hi (negative: cropping) with the constant v. */
+static frit_tensor *pad_edges(frit_ctx *ctx, frit_tensor *x, const int64_t *lo, const int64_t *hi, double v) {
   int r = frit_tensor_ndim(x);
   int64_t before[FRIT_MAX_DIMS], after[FRIT_MAX_DIMS], st[FRIT_MAX_DIMS], li[FRIT_MAX_DIMS], sp[FRIT_MAX_DIMS];
   int crop = 0;
@@ -540,12 +540,21 @@ static frit_tensor *pad_edges(frit_ctx *ctx, frit_tensor *x, const int64_t *lo, 
       if (hi[d] < 0) li[d] = frit_tensor_dim_static(x, d) + hi[d];
     x = frit_slice(ctx, x, st, li, sp);
   }
-  return frit_pad(ctx, x, before, after, FRIT_PAD_CONSTANT, 0);
+  return frit_pad(ctx, x, before, after, FRIT_PAD_CONSTANT, v);
 }
 
 frit_tensor *shlo_pad_value(frit_ctx *ctx, frit_tensor *x, frit_tensor *value, const int64_t *lo,
                             const int64_t *hi, const int64_t *interior) {
-  int r = frit_tensor_ndim(x);
+  int r = frit_tensor_ndim(x), interior_any = 0;
+  for (int d = 0; d < r && interior; d++) interior_any |= interior[d] != 0;
+  frit_uop *vu = value ? frit_tensor_uop(value) : NULL;
+  frit_dtype dt = frit_tensor_dtype(x);
+  if (!interior_any && vu && frit_uop_op(vu) == FRIT_OP_CONST && !frit_dtype_is_complex(dt)) {
+    /* a constant pad value (zeros, -inf): padded directly, no mask */
+    const frit_arg *arg = frit_uop_arg(vu);
+    double v = frit_dtype_is_float(dt) ? arg->value.f : frit_dtype_is_unsigned(dt) ? (double)arg->value.u : (double)arg->value.i;
+    if (frit_dtype_is_float(dt) || (double)(int64_t)v == v) return pad_edges(ctx, x, lo, hi, v);
+  }
   frit_uop *dims[FRIT_MAX_DIMS];
   for (int d = 0; d < r; d++) dims[d] = frit_tensor_dim(x, d);
   frit_scalar one = {.i = 1};
@@ -554,8 +563,8 @@ frit_tensor *shlo_pad_value(frit_ctx *ctx, frit_tensor *x, frit_tensor *value, c
     x = dilate(ctx, x, d, interior ? interior[d] : 0);
     mask = dilate(ctx, mask, d, interior ? interior[d] : 0);
   }
-  x = pad_edges(ctx, x, lo, hi);
-  mask = pad_edges(ctx, mask, lo, hi);
+  x = pad_edges(ctx, x, lo, hi, 0);
+  mask = pad_edges(ctx, mask, lo, hi, 0);
   return frit_where(ctx, mask, x, value);
 }
 

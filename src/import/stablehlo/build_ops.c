@@ -92,7 +92,13 @@ frit_status shlo_dot_general(B *b, const shlo_op *op, frit_tensor **env, frit_te
   rd[n + 1] = shlo_dim_prod(ctx, r, ax, nrf);
   l = frit_reshape_sym(ctx, l, n + 2, ld);
   r = frit_reshape_sym(ctx, r, n + 2, rd);
-  frit_tensor *m = frit_matmul(ctx, l, r);
+  /* operands computed elementwise (a ReLU's mask in a backward pass) would be recomputed for every
+   * tile of the product: materialised first, the product runs at its tiled speed */
+  l = frit_contiguous(ctx, l);
+  r = frit_contiguous(ctx, r);
+  /* a contraction kernel whose stores are permuted (jax transposes many products) loses the
+   * register tiling: the product is materialised as it is, and movement follows in its own kernel */
+  frit_tensor *m = frit_contiguous(ctx, frit_matmul(ctx, l, r));
   SHLO_CHECK(b, op, m);
   int no = n;
   for (int i = 0; i < nlf; i++) od[no++] = frit_tensor_dim(in[0], lfree[i]);
@@ -235,10 +241,13 @@ frit_status shlo_convolution(B *b, const shlo_op *op, frit_tensor **env, frit_te
     if (rev[i]) flip_axes[nflip++] = 2 + i;
   if (nflip) w = frit_flip(ctx, w, flip_axes, nflip);
   int64_t lo[4] = {0, 0, pad[0], pad[2]}, hi[4] = {0, 0, pad[1], pad[3]}, inter[4] = {0, 0, lhs_dil[0] - 1, lhs_dil[1] - 1};
-  if (pad[0] || pad[1] || pad[2] || pad[3] || inter[2] || inter[3])
+  int64_t cpad[2] = {0, 0};
+  if (!inter[2] && !inter[3] && pad[0] == pad[1] && pad[2] == pad[3] && pad[0] >= 0 && pad[2] >= 0) {
+    cpad[0] = pad[0], cpad[1] = pad[2]; /* the convolution pads by itself */
+  } else if (pad[0] || pad[1] || pad[2] || pad[3] || inter[2] || inter[3]) {
     x = shlo_pad_value(ctx, x, frit_scalar_f(ctx, t->dt, 0), lo, hi, inter);
-  int64_t zero[2] = {0, 0};
-  frit_tensor *y = frit_conv2d(ctx, x, w, NULL, stride, zero, rhs_dil, fgc);
+  }
+  frit_tensor *y = frit_conv2d(ctx, x, w, NULL, stride, cpad, rhs_dil, fgc);
   SHLO_CHECK(b, op, y);
   if (ns == 1) y = frit_squeeze(ctx, y, (int[]){2}, 1);
   /* (N, O, spatial...) to the output layout */
