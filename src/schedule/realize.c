@@ -293,6 +293,22 @@ static frit_status bound_recompute(frit_ctx *ctx, sched_graph *g) {
   return FRIT_OK;
 }
 
+/* Rule 6: a reduction read through a permute that moves its last axis ((a @ b).T, jax's
+ * transposed weight gradients) is materialised. Fused, the kernel would store along a strided
+ * axis and lose its register tiling (4 GFLOP/s instead of 150 on a 256x784 product); apart,
+ * the permute is one copy. */
+static void realize_transposed_reductions(sched_graph *g) {
+  for (size_t i = 0; i < g->n; i++) {
+    frit_uop *u = g->list[i];
+    if (u->op != FRIT_OP_PERMUTE || u->arg.blob_kind != FRIT_BLOB_INTS || u->arg.n < 2) continue;
+    const int64_t *perm = (const int64_t *)u->arg.blob;
+    if (perm[u->arg.n - 1] == (int64_t)u->arg.n - 1) continue;
+    frit_uop *c = u->src[0];
+    while (c->op == FRIT_OP_RESHAPE && !sched_graph_is_real(g, c)) c = c->src[0];
+    if (c->op == FRIT_OP_REDUCE_AXIS && !sched_graph_is_real(g, c) && !sched_is_leaf(c)) g->real[c->id] = 1;
+  }
+}
+
 /* The cost model (docs/schedule.md): which tensor nodes end a kernel. */
 frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, int nout, int no_fusion) {
   for (int k = 0; k < nout; k++)
@@ -328,6 +344,7 @@ frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, i
   }
   sched_compute_heavy(g);
   if (compound_rule(ctx, g) != FRIT_OK) return frit_last_status(ctx);
+  realize_transposed_reductions(g);
   /* rule 2: a heavy value feeding two or more kernels is materialised once. Users first: each
    * node learns the kernels (realized nodes) its value reaches through fused paths. */
   int32_t *root = malloc((g->n + 1) * sizeof *root);

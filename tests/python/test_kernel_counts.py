@@ -164,3 +164,16 @@ def test_whole_array_and_single_row_broadcasts_stay_materialised(ctx, rng):
     assert q.num_kernels >= 2, q.kernel_names()
     e = np.exp(row - row.max())
     assert_close(q.run({"r": row})[0], e / e.sum(), 1e-6, 1e-7)
+
+
+def test_transposed_matmul_is_materialised_first(ctx, rng):
+    """(a @ b).T: the product keeps its own kernel (its stores contiguous, register-tiled) and the
+    transpose is a copy after it; fused, the strided stores made it 25x slower (rule 5)."""
+    a, b = rand(rng, L.F32, (40, 48)), rand(rng, L.F32, (48, 24))
+    ta, tb = ctx.input("a", L.F32, a.shape), ctx.input("b", L.F32, b.shape)
+    p = _compile([ctx.permute(ctx.matmul(ta, tb), [1, 0])])
+    assert p.num_kernels == 2, p.kernel_names()
+    assert_close(p.run({"a": a, "b": b})[0], (a @ b).T, 1e-5, 1e-4)
+    # an elementwise consumer in the product's own order still fuses
+    p = _compile([ctx.unary("relu", ctx.matmul(ta, tb))])
+    assert p.num_kernels == 1, p.kernel_names()
