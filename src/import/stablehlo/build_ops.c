@@ -23,6 +23,14 @@ static int dn_ints(const shlo_attr *dn, const char *key, int64_t *out) {
 }
 
 /* ---------------------------------------------------------------- dot_general */
+/* A movement of an input or a constant: reading it in a product costs a load, nothing to redo. */
+static int view_of_leaf(const frit_tensor *t) {
+  const frit_uop *u = frit_tensor_uop(t);
+  while (u && (frit_uop_op(u) == FRIT_OP_RESHAPE || frit_uop_op(u) == FRIT_OP_PERMUTE || frit_uop_op(u) == FRIT_OP_EXPAND))
+    u = frit_uop_src((frit_uop *)u, 0);
+  return u && (frit_uop_op(u) == FRIT_OP_BUFFER || frit_uop_op(u) == FRIT_OP_CONST || frit_uop_op(u) == FRIT_OP_CONTIGUOUS);
+}
+
 frit_status shlo_dot_general(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out) {
   (void)env;
   frit_ctx *ctx = b->ctx;
@@ -94,11 +102,9 @@ frit_status shlo_dot_general(B *b, const shlo_op *op, frit_tensor **env, frit_te
   r = frit_reshape_sym(ctx, r, n + 2, rd);
   /* operands computed elementwise (a ReLU's mask in a backward pass) would be recomputed for every
    * tile of the product: materialised first, the product runs at its tiled speed */
-  l = frit_contiguous(ctx, l);
-  r = frit_contiguous(ctx, r);
-  /* a contraction kernel whose stores are permuted (jax transposes many products) loses the
-   * register tiling: the product is materialised as it is, and movement follows in its own kernel */
-  frit_tensor *m = frit_contiguous(ctx, frit_matmul(ctx, l, r));
+  if (!view_of_leaf(l)) l = frit_contiguous(ctx, l);
+  if (!view_of_leaf(r)) r = frit_contiguous(ctx, r);
+  frit_tensor *m = frit_matmul(ctx, l, r);
   SHLO_CHECK(b, op, m);
   int no = n;
   for (int i = 0; i < nlf; i++) od[no++] = frit_tensor_dim(in[0], lfree[i]);

@@ -135,6 +135,7 @@ static void *vec_finish(P *p, vec *v) {
 
 /* ---------------------------------------------------------------- lexing helpers */
 static void ws(P *p) {
+  if (p->s > p->end) p->s = p->end; /* a skip that ran one past the end */
   for (;;) {
     while (p->s < p->end && isspace((unsigned char)*p->s)) p->s++;
     if (p->s + 1 < p->end && p->s[0] == '/' && p->s[1] == '/') {
@@ -148,7 +149,7 @@ static void ws(P *p) {
 static int at(P *p, const char *lit) {
   ws(p);
   size_t n = strlen(lit);
-  return (size_t)(p->end - p->s) >= n && memcmp(p->s, lit, n) == 0;
+  return p->s <= p->end && (size_t)(p->end - p->s) >= n && memcmp(p->s, lit, n) == 0;
 }
 
 static int is_id_char(int c) { return isalnum(c) || c == '_' || c == '$' || c == '.' || c == '-'; }
@@ -207,12 +208,23 @@ static const char *sigil_name(P *p, char sigil) {
   return dup_span(p, b, p->s);
 }
 
+/* The text is not NUL-terminated: numbers are copied out (at most 63 chars) before strto*. */
+static size_t number_copy(const P *p, const char *from, char *buf) {
+  size_t n = 0;
+  while (from + n < p->end && n < 63 && (isalnum((unsigned char)from[n]) || from[n] == '.' || from[n] == '-' || from[n] == '+'))
+    n++;
+  memcpy(buf, from, n);
+  buf[n] = 0;
+  return n;
+}
+
 static int parse_int(P *p, int64_t *v) {
   ws(p);
-  char *e;
-  long long x = strtoll(p->s, &e, 0);
-  if (e == p->s) return fail(p, "expected an integer");
-  p->s = e;
+  char buf[64], *e;
+  number_copy(p, p->s, buf);
+  long long x = strtoll(buf, &e, 0);
+  if (e == buf) return fail(p, "expected an integer");
+  p->s += e - buf;
   *v = x;
   return 1;
 }
@@ -342,7 +354,7 @@ static int parse_type(P *p, shlo_type *t) {
       if (*p->s == '<') { /* complex<f32> */
         while (p->s < p->end && *p->s != '>') p->s++;
       }
-      p->s++;
+      if (p->s < p->end) p->s++;
     }
     t->ndim = nd;
     t->dt = elem_type(eb, (size_t)(p->s - eb));
@@ -569,8 +581,8 @@ static shlo_attr *parse_hash(P *p) {
     p->s = cb;
     p->end = ce;
     a = parse_dict_body(p, "");
-    if (!a) return NULL;
     p->end = save_end;
+    if (!a) return NULL;
   } else if (*cb != '[') { /* "precision DEFAULT", "comparison_direction LT": the last word */
     const char *q = ce;
     while (q > cb && isspace((unsigned char)q[-1])) q--;
@@ -591,10 +603,12 @@ static shlo_attr *parse_number(P *p) {
   const char *b = p->s;
   int neg = *p->s == '-';
   const char *q = p->s + neg;
+  char buf[64];
   if (q + 1 < p->end && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
     char *e;
-    unsigned long long v = strtoull(q, &e, 16);
-    p->s = e;
+    number_copy(p, q, buf);
+    unsigned long long v = strtoull(buf, &e, 16);
+    p->s = q + (e - buf);
     shlo_attr *a = new_attr(p, SA_INT);
     if (a) {
       a->i = neg ? -(int64_t)v : (int64_t)v;
@@ -604,14 +618,15 @@ static shlo_attr *parse_number(P *p) {
     return a;
   }
   char *e1, *e2;
-  long long iv = strtoll(b, &e1, 10);
-  double fv = strtod(b, &e2);
-  if (e2 == b) return fail(p, "expected a value"), NULL;
+  number_copy(p, b, buf);
+  long long iv = strtoll(buf, &e1, 10);
+  double fv = strtod(buf, &e2);
+  if (e2 == buf) return fail(p, "expected a value"), NULL;
   shlo_attr *a = new_attr(p, e2 > e1 ? SA_FLOAT : SA_INT);
   if (!a) return NULL;
   a->i = iv;
   a->f = fv;
-  p->s = e2 > e1 ? e2 : e1;
+  p->s = b + ((e2 > e1 ? e2 : e1) - buf);
   return a;
 }
 
@@ -1206,11 +1221,17 @@ static int module_items(P *p, vec *funcs, const char *close) {
 }
 
 frit_status shlo_parse(frit_ctx *ctx, const char *text, size_t len, shlo_module *m) {
+  /* a private copy with NUL padding: a skip that steps one past the end reads a 0, never beyond
+   * (the caller's text need not be NUL-terminated) */
+  char *copy = malloc(len + 8);
+  if (!copy) return frit_set_error(ctx, FRIT_ERR_NOMEM, "stablehlo: out of memory");
+  memcpy(copy, text, len);
+  memset(copy + len, 0, 8);
   P p;
   memset(&p, 0, sizeof p);
   p.ctx = ctx;
-  p.s = p.text = text;
-  p.end = text + len;
+  p.s = p.text = copy;
+  p.end = copy + len;
   p.a = &m->arena;
   vec funcs = {0};
   funcs.elem = sizeof(void *);
@@ -1222,6 +1243,7 @@ frit_status shlo_parse(frit_ctx *ctx, const char *text, size_t len, shlo_module 
     p.s = p.end;
     fail(&p, "no func.func in the text");
   }
+  free(copy);
   return p.failed ? frit_last_status(ctx) : FRIT_OK;
 }
 
