@@ -128,8 +128,9 @@ static int conv_layout_list(const shlo_attr *l, int *batch, int *feat, int *sp, 
   *nsp = 0;
   for (int d = 0; d < l->n; d++) {
     const shlo_attr *e = l->items[d];
+    if (d > 3) return 0;
     if (e->kind == SA_INT) {
-      if (e->i < 0 || e->i > 2) return 0;
+      if (e->i < 0 || e->i > 1) return 0;
       sp[e->i] = d;
       (*nsp)++;
     } else if (e->kind == SA_WORD && e->s[1] == 0 && e->s[0] == bc) {
@@ -194,7 +195,9 @@ static int conv_layout(const shlo_op *op, conv_dims *cd) {
       !conv_layout_list(l2, &cd->out_batch, &cd->out_feat, cd->out_sp, &n2, 'b', 'f'))
     return 0;
   cd->nsp = n0;
-  return n0 == n1 && n1 == n2 && n0 >= 1 && n0 <= 2;
+  /* each list: the batch (or output) axis, the feature (input) axis and the spatial ones, once */
+  return n0 == n1 && n1 == n2 && n0 >= 1 && n0 <= 2 && l0->n == n0 + 2 && l1->n == n0 + 2 && l2->n == n0 + 2 &&
+         cd->in_batch != cd->in_feat && cd->k_in != cd->k_out && cd->out_batch != cd->out_feat;
 }
 
 static int window_ints(const shlo_op *op, const char *pretty, const char *generic, int64_t *out, int n, int64_t dflt) {
@@ -257,7 +260,7 @@ frit_status shlo_convolution(B *b, const shlo_op *op, frit_tensor **env, frit_te
   SHLO_CHECK(b, op, y);
   if (ns == 1) y = frit_squeeze(ctx, y, (int[]){2}, 1);
   /* (N, O, spatial...) to the output layout */
-  int inv[4], where_[4];
+  int inv[4], where_[4] = {0, 0, 0, 0};
   where_[cd.out_batch] = 0, where_[cd.out_feat] = 1;
   for (int i = 0; i < ns; i++) where_[cd.out_sp[i]] = 2 + i;
   for (int d = 0; d < ns + 2; d++) inv[d] = where_[d];
@@ -483,7 +486,17 @@ typedef struct gs_dims {
 
 static frit_tensor *linear_index(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, const gs_dims *g, int res_rank,
                                  const int64_t *res_dims, const int64_t *slice_sizes, int clamp, frit_tensor **valid) {
-  int xr = frit_tensor_ndim(x);
+  int xr = frit_tensor_ndim(x), ir = frit_tensor_ndim(idx);
+  int bad = g->ivd < 0 || g->ivd > ir || res_rank < 0;
+  for (int i = 0; i < g->nwin; i++) bad |= g->window_dims[i] < 0 || g->window_dims[i] >= res_rank;
+  for (int i = 0; i < g->ncol; i++) bad |= g->collapsed[i] < 0 || g->collapsed[i] >= xr;
+  for (int i = 0; i < g->nmap; i++) bad |= g->start_map[i] < 0 || g->start_map[i] >= xr;
+  for (int i = 0; i < g->nib; i++) bad |= g->ibatch[i] < 0 || g->ibatch[i] >= xr || g->obatch[i] < 0 || g->obatch[i] >= res_rank;
+  if (bad) {
+    frit_set_error(ctx, FRIT_ERR_INVALID, "dimension numbers out of range for an operand of rank %d, indices of rank %d "
+                   "and a result of rank %d", xr, ir, res_rank);
+    return NULL;
+  }
   frit_tensor *S = index_last(ctx, idx, g->ivd); /* (batch..., K) */
   if (!S) return NULL;
   int sr = frit_tensor_ndim(S);
@@ -539,7 +552,7 @@ static frit_tensor *linear_index(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx
     }
     /* operand batching dims (newer dimension numbers) pair with a result batch axis */
     for (int j = 0; j < g->nib; j++)
-      if (g->ibatch[j] == d) start = pos[batch_axes[g->obatch[j]]];
+      if (g->ibatch[j] == d && g->obatch[j] < nbatch) start = pos[batch_axes[g->obatch[j]]];
     frit_tensor *coord = win_of[d] >= 0 ? frit_binary_t(ctx, FRIT_BF_ADD, start, pos[win_of[d]]) : start;
     lin = frit_binary_t(ctx, FRIT_BF_ADD, lin, frit_binary_t(ctx, FRIT_BF_MUL, coord, frit_scalar_i(ctx, FRIT_I64, stride)));
     stride *= n;
