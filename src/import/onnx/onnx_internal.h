@@ -136,7 +136,15 @@ frit_status ox_run_graph(ox_cx *cx);
   X("ReduceMin", ox_reduce) X("ReduceProd", ox_reduce) X("ReduceL1", ox_reduce)                   \
   X("ReduceL2", ox_reduce) X("ReduceLogSum", ox_reduce) X("ReduceLogSumExp", ox_reduce)           \
   X("ReduceSumSquare", ox_reduce) X("ArgMax", ox_argminmax) X("ArgMin", ox_argminmax)             \
-  X("CumSum", ox_cumsum) X("TopK", ox_topk)
+  X("CumSum", ox_cumsum) X("TopK", ox_topk)                                                      \
+  /* the rest (onnx_ops_misc.c) */                                                                \
+  X("NegativeLogLikelihoodLoss", ox_nll_loss) X("SoftmaxCrossEntropyLoss", ox_sce_loss)           \
+  X("HannWindow", ox_window) X("HammingWindow", ox_window) X("BlackmanWindow", ox_window)         \
+  X("EyeLike", ox_eyelike) X("Shrink", ox_shrink) X("LRN", ox_lrn)                                \
+  X("MeanVarianceNormalization", ox_mvn) X("Det", ox_det) X("DequantizeLinear", ox_dequantize)    \
+  X("QuantizeLinear", ox_quantize) X("GatherND", ox_gather_nd)                                    \
+  X("ScatterElements", ox_scatter_elements) X("Scatter", ox_scatter_elements)                     \
+  X("ScatterND", ox_scatter_nd)
 
 #define OX_DECL_ONE(name, fn) OX_DECLARE(fn)
 OX_OPS(OX_DECL_ONE)

@@ -22,7 +22,9 @@ static frit_tensor *same_dtype(ox_cx *cx, frit_tensor *r, frit_tensor *like) {
 /* Host folding of integer ops on build-time constants (shape arithmetic); numpy broadcasting. */
 static bool fold_binary(ox_cx *cx, const ox_node *n, const char *op) {
   const ox_const *a = ox_in_const_opt(cx, n, 0), *b = ox_in_const_opt(cx, n, 1);
-  if (!a || !b || !frit_dtype_is_int(a->dt) || a->dt != b->dt || a->n > 4096 || b->n > 4096) return false;
+  if (!a || !b || a->dt != b->dt || a->n > 4096 || b->n > 4096) return false;
+  bool isf = a->dt == FRIT_F32 || a->dt == FRIT_F64;
+  if (!isf && a->dt != FRIT_I64 && a->dt != FRIT_I32) return false;
   int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
   int64_t dims[FRIT_MAX_DIMS];
   for (int d = 0; d < nd; d++) {
@@ -32,9 +34,11 @@ static bool fold_binary(ox_cx *cx, const ox_node *n, const char *op) {
     dims[d] = da == 1 ? db : da;
   }
   bool cmp = !strcmp(op, "Equal") || !strcmp(op, "Less") || !strcmp(op, "Greater");
-  ox_const *r = ox_const_new(cx, cmp ? FRIT_BOOL : FRIT_I64, nd, dims);
-  int64_t *av = ox_const_ints(cx, a), *bv = ox_const_ints(cx, b);
-  if (!r || !av || !bv) return false;
+  if (!cmp && strcmp(op, "Add") && strcmp(op, "Sub") && strcmp(op, "Mul") && strcmp(op, "Div")) return false;
+  ox_const *r = ox_const_new(cx, cmp ? FRIT_BOOL : a->dt, nd, dims);
+  int64_t *av = isf ? NULL : ox_const_ints(cx, a), *bv = isf ? NULL : ox_const_ints(cx, b);
+  double *af = isf ? ox_const_doubles(cx, a) : NULL, *bf = isf ? ox_const_doubles(cx, b) : NULL;
+  if (!r || (isf ? !af || !bf : !av || !bv)) return false;
   for (int64_t i = 0; i < r->n; i++) {
     int64_t ia = 0, ib = 0, rem = i, sa = 1, sb = 1;
     for (int d = nd - 1; d >= 0; d--) {
@@ -44,29 +48,28 @@ static bool fold_binary(ox_cx *cx, const ox_node *n, const char *op) {
       if (ad >= 0) ia += (a->dims[ad] == 1 ? 0 : idx) * sa, sa *= a->dims[ad];
       if (bd >= 0) ib += (b->dims[bd] == 1 ? 0 : idx) * sb, sb *= b->dims[bd];
     }
-    int64_t x = av[ia], y = bv[ib], v;
-    if (!strcmp(op, "Add")) v = (int64_t)((uint64_t)x + (uint64_t)y);
-    else if (!strcmp(op, "Sub")) v = (int64_t)((uint64_t)x - (uint64_t)y);
-    else if (!strcmp(op, "Mul")) v = (int64_t)((uint64_t)x * (uint64_t)y);
-    else if (!strcmp(op, "Div")) v = y == 0 || (x == INT64_MIN && y == -1) ? 0 : x / y;
-    else if (!strcmp(op, "Equal")) v = x == y;
-    else if (!strcmp(op, "Less")) v = x < y;
-    else if (!strcmp(op, "Greater")) v = x > y;
-    else return false;
-    if (cmp) ((uint8_t *)r->data)[i] = (uint8_t)v;
-    else ((int64_t *)r->data)[i] = v;
-  }
-  if (!cmp && a->dt != FRIT_I64) {
-    /* the folded value keeps the operands' dtype */
-    ox_const *r2 = ox_const_new(cx, a->dt, nd, dims);
-    if (!r2) return false;
-    for (int64_t i = 0; i < r->n; i++) {
-      int64_t v = ((int64_t *)r->data)[i];
-      if (a->dt == FRIT_I32) ((int32_t *)r2->data)[i] = (int32_t)v;
-      else if (a->dt == FRIT_U64) ((uint64_t *)r2->data)[i] = (uint64_t)v;
-      else return false;
+    int64_t v = 0;
+    double fv = 0;
+    if (isf) {
+      double x = af[ia], y = bf[ib];
+      if (!strcmp(op, "Add")) fv = x + y;
+      else if (!strcmp(op, "Sub")) fv = x - y;
+      else if (!strcmp(op, "Mul")) fv = x * y;
+      else if (!strcmp(op, "Div")) fv = x / y;
+      else v = !strcmp(op, "Equal") ? x == y : !strcmp(op, "Less") ? x < y : x > y;
+    } else {
+      int64_t x = av[ia], y = bv[ib];
+      if (!strcmp(op, "Add")) v = (int64_t)((uint64_t)x + (uint64_t)y);
+      else if (!strcmp(op, "Sub")) v = (int64_t)((uint64_t)x - (uint64_t)y);
+      else if (!strcmp(op, "Mul")) v = (int64_t)((uint64_t)x * (uint64_t)y);
+      else if (!strcmp(op, "Div")) v = y == 0 || (x == INT64_MIN && y == -1) ? 0 : x / y;
+      else v = !strcmp(op, "Equal") ? x == y : !strcmp(op, "Less") ? x < y : x > y;
     }
-    r = r2;
+    if (cmp) ((uint8_t *)r->data)[i] = (uint8_t)v;
+    else if (r->dt == FRIT_I64) ((int64_t *)r->data)[i] = v;
+    else if (r->dt == FRIT_I32) ((int32_t *)r->data)[i] = (int32_t)v;
+    else if (r->dt == FRIT_F64) ((double *)r->data)[i] = fv;
+    else ((float *)r->data)[i] = (float)fv;
   }
   return ox_set_out_const(cx, n, 0, r) == FRIT_OK;
 }
@@ -135,6 +138,20 @@ static const struct { const char *name; frit_ufunc f; bool keep; } unary_ops[] =
 };
 
 frit_status ox_unary(ox_cx *cx, const ox_node *n) {
+  const ox_const *c = ox_in_const_opt(cx, n, 0);
+  if (c && (c->dt == FRIT_I64 || c->dt == FRIT_I32) && c->n <= 4096 &&
+      (!strcmp(n->op_type, "Neg") || !strcmp(n->op_type, "Abs"))) {
+    /* shape arithmetic (a negative axis count) stays folded */
+    ox_const *r = ox_const_new(cx, c->dt, c->ndim, c->dims);
+    int64_t *v = ox_const_ints(cx, c);
+    if (!r || !v) return ox_fail_frit(cx, n);
+    for (int64_t i = 0; i < c->n; i++) {
+      int64_t y = !strcmp(n->op_type, "Neg") ? (int64_t)(0 - (uint64_t)v[i]) : v[i] < 0 ? (int64_t)(0 - (uint64_t)v[i]) : v[i];
+      if (c->dt == FRIT_I64) ((int64_t *)r->data)[i] = y;
+      else ((int32_t *)r->data)[i] = (int32_t)y;
+    }
+    return ox_set_out_const(cx, n, 0, r);
+  }
   frit_tensor *x = ox_in(cx, n, 0), *r = NULL;
   if (!x) return frit_last_status(cx->ctx);
   const char *op = n->op_type;
@@ -170,6 +187,11 @@ frit_status ox_identity(ox_cx *cx, const ox_node *n) {
   if (c && !strcmp(n->op_type, "Identity")) return ox_set_out_const(cx, n, 0, (ox_const *)c);
   frit_tensor *x = ox_in(cx, n, 0);
   if (!x) return frit_last_status(cx->ctx);
+  if (!strcmp(n->op_type, "Dropout") && (ox_attr_i(n, "is_test", 1) == 0 || ox_has_in(n, 2))) {
+    const ox_const *tm = ox_in_const_opt(cx, n, 2);
+    int64_t *tv = tm && tm->n == 1 ? ox_const_ints(cx, tm) : NULL;
+    if (!tv || tv[0]) return ox_fail(cx, n, "training mode (random dropout) is not supported");
+  }
   if (!strcmp(n->op_type, "Dropout") && n->n_output > 1 && n->output[1][0]) {
     int nd = frit_tensor_ndim(x);
     int64_t dims[FRIT_MAX_DIMS];
@@ -192,13 +214,21 @@ frit_status ox_cast(ox_cx *cx, const ox_node *n) {
     if (to == FRIT_VOID) return ox_fail(cx, n, "unsupported dtype %s", ox_dtype_name((int32_t)t));
   }
   const ox_const *c = ox_in_const_opt(cx, n, 0);
-  if (c && frit_dtype_is_int(c->dt) && (to == FRIT_I64 || to == FRIT_I32) && c->n <= 4096) {
+  bool num_from = c && (frit_dtype_is_int(c->dt) || c->dt == FRIT_BOOL || c->dt == FRIT_F32 || c->dt == FRIT_F64);
+  bool num_to = to == FRIT_I64 || to == FRIT_I32 || to == FRIT_F32 || to == FRIT_F64;
+  if (num_from && num_to && c->n <= 4096) {
     ox_const *r = ox_const_new(cx, to, c->ndim, c->dims);
-    int64_t *v = ox_const_ints(cx, c);
-    if (!r || !v) return ox_fail_frit(cx, n);
+    bool isf = frit_dtype_is_float(c->dt);
+    int64_t *v = isf ? NULL : ox_const_ints(cx, c);
+    double *fv = isf ? ox_const_doubles(cx, c) : NULL;
+    if (!r || (!v && !fv)) return ox_fail_frit(cx, n);
     for (int64_t i = 0; i < c->n; i++) {
-      if (to == FRIT_I64) ((int64_t *)r->data)[i] = v[i];
-      else ((int32_t *)r->data)[i] = (int32_t)v[i];
+      double d = isf ? fv[i] : (double)v[i];
+      int64_t iv = isf ? (int64_t)fv[i] : v[i];
+      if (to == FRIT_I64) ((int64_t *)r->data)[i] = iv;
+      else if (to == FRIT_I32) ((int32_t *)r->data)[i] = (int32_t)iv;
+      else if (to == FRIT_F32) ((float *)r->data)[i] = (float)d;
+      else ((double *)r->data)[i] = d;
     }
     return ox_set_out_const(cx, n, 0, r);
   }

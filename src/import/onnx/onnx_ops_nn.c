@@ -99,7 +99,7 @@ static bool get_geom(ox_cx *cx, const ox_node *n, int nsp, const int64_t *in, co
 static frit_tensor *as_2d(ox_cx *cx, const ox_node *n, frit_tensor *x, int *nsp, int64_t *in) {
   int nd = frit_tensor_ndim(x);
   if (nd != 3 && nd != 4) {
-    ox_fail(cx, n, "%d-D input: frit supports 1-D and 2-D %s", nd - 2, n->op_type);
+    ox_fail(cx, n, "%d-D %s is not supported (1-D and 2-D are)", nd - 2, n->op_type);
     return NULL;
   }
   *nsp = nd - 2;
@@ -286,13 +286,12 @@ frit_status ox_softmax(ox_cx *cx, const ox_node *n) {
   else if (!strcmp(n->op_type, "LogSoftmax")) r = frit_log_softmax(c, v, a);
   else {
     int64_t len = frit_tensor_dim_static(v, a);
-    frit_tensor *am = frit_reduce(c, FRIT_RF_ARGMAX, v, &a, 1, 1, 0);
-    frit_tensor *pos = frit_arange(c, 0, (double)len, 1, FRIT_I64);
-    int64_t sh[FRIT_MAX_DIMS];
-    int vn = frit_tensor_ndim(v);
-    for (int d = 0; d < vn; d++) sh[d] = d == a ? len : 1;
-    pos = frit_reshape(c, pos, vn, sh);
-    r = frit_astype(c, frit_binary_t(c, FRIT_BF_EQ, pos, am), frit_tensor_dtype(x));
+    int vn = frit_tensor_ndim(v), perm[FRIT_MAX_DIMS], k = 0;
+    if (len < 0) return ox_fail(cx, n, "symbolic axis");
+    /* one_hot puts the class axis last; it goes back to position a */
+    r = frit_one_hot(c, frit_reduce(c, FRIT_RF_ARGMAX, v, &a, 1, 0, 0), len, frit_tensor_dtype(x));
+    for (int d = 0; d < vn; d++) perm[d] = d == a ? vn - 1 : k++;
+    if (r) r = frit_permute(c, r, perm);
   }
   if (old && r) r = frit_reshape(c, r, nd, dims);
   return ox_set_out(cx, n, 0, r);

@@ -222,10 +222,30 @@ static bool is_initializer(const FritOnnx__GraphProto *g, const char *name) {
   return false;
 }
 
+static int64_t ox_opset_of(const FritOnnx__ModelProto *p) {
+  int64_t v = -1;
+  for (size_t i = 0; i < p->n_opset_import; i++) {
+    const char *d = ox_s(p->opset_import[i]->domain);
+    if (!*d || !strcmp(d, "ai.onnx")) v = p->opset_import[i]->version;
+  }
+  return v;
+}
+
 /* Checks what can be checked before a call: the opset, that every op has a converter and that
  * every node has a name to report (its index otherwise). */
 static frit_status check_graph(frit_ctx *ctx, ox_model *m) {
   const FritOnnx__ModelProto *p = m->proto;
+  const FritOnnx__GraphProto *g = p->graph;
+  for (size_t i = 0; i < g->n_node; i++) {
+    const ox_node *n = g->node[i];
+    const char *d = ox_s(n->domain);
+    if (*d && strcmp(d, "ai.onnx"))
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "onnx: unsupported op '%s' of domain '%s' (node %zu '%s')",
+                            ox_s(n->op_type), d, i, ox_s(n->name));
+    if (!ox_find_op(ox_s(n->op_type)))
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "onnx: unsupported op '%s' (node %zu '%s', opset %lld)",
+                            ox_s(n->op_type), i, ox_s(n->name), (long long)ox_opset_of(p));
+  }
   m->opset = -1;
   for (size_t i = 0; i < p->n_opset_import; i++) {
     const char *d = ox_s(p->opset_import[i]->domain);
@@ -236,17 +256,6 @@ static frit_status check_graph(frit_ctx *ctx, ox_model *m) {
   if (m->opset < OX_OPSET_MIN || m->opset > OX_OPSET_MAX)
     return frit_set_error(ctx, FRIT_ERR_INVALID, "onnx: unsupported opset %lld (frit reads opsets %d to %d)",
                           (long long)m->opset, OX_OPSET_MIN, OX_OPSET_MAX);
-  const FritOnnx__GraphProto *g = p->graph;
-  for (size_t i = 0; i < g->n_node; i++) {
-    const ox_node *n = g->node[i];
-    const char *d = ox_s(n->domain);
-    if (*d && strcmp(d, "ai.onnx"))
-      return frit_set_error(ctx, FRIT_ERR_INVALID, "onnx: unsupported op '%s' of domain '%s' (node %zu '%s')",
-                            ox_s(n->op_type), d, i, ox_s(n->name));
-    if (!ox_find_op(ox_s(n->op_type)))
-      return frit_set_error(ctx, FRIT_ERR_INVALID, "onnx: unsupported op '%s' (node %zu '%s', opset %lld)",
-                            ox_s(n->op_type), i, ox_s(n->name), (long long)m->opset);
-  }
   return FRIT_OK;
 }
 
