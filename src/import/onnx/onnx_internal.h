@@ -118,6 +118,7 @@ frit_status ox_run_graph(ox_cx *cx);
   X("HardSwish", ox_act) X("Mish", ox_act) X("Gelu", ox_act) X("PRelu", ox_prelu)                 \
   /* linear algebra and nn (onnx_ops_nn.c) */                                                     \
   X("MatMul", ox_matmul) X("Gemm", ox_gemm) X("Conv", ox_conv) X("MaxPool", ox_pool)              \
+  X("ConvTranspose", ox_conv_transpose)                                                           \
   X("AveragePool", ox_pool) X("GlobalAveragePool", ox_global_pool)                                \
   X("GlobalMaxPool", ox_global_pool) X("BatchNormalization", ox_batchnorm)                        \
   X("InstanceNormalization", ox_instnorm) X("LayerNormalization", ox_layernorm)                   \

@@ -190,7 +190,11 @@ frit_status ox_identity(ox_cx *cx, const ox_node *n) {
   if (!strcmp(n->op_type, "Dropout") && (ox_attr_i(n, "is_test", 1) == 0 || ox_has_in(n, 2))) {
     const ox_const *tm = ox_in_const_opt(cx, n, 2);
     int64_t *tv = tm && tm->n == 1 ? ox_const_ints(cx, tm) : NULL;
-    if (!tv || tv[0]) return ox_fail(cx, n, "training mode (random dropout) is not supported");
+    const ox_const *rc = ox_in_const_opt(cx, n, 1);
+    double *rv = rc && rc->n == 1 ? ox_const_doubles(cx, rc) : NULL;
+    /* training with ratio 0 drops nothing */
+    if ((!tv || tv[0]) && !(rv && rv[0] == 0))
+      return ox_fail(cx, n, "training mode (random dropout) is not supported");
   }
   if (!strcmp(n->op_type, "Dropout") && n->n_output > 1 && n->output[1][0]) {
     int nd = frit_tensor_ndim(x);

@@ -393,3 +393,76 @@ frit_status ox_einsum(ox_cx *cx, const ox_node *n) {
   if (r && nout) r = frit_broadcast_to(c, r, nout, size);
   return ox_set_out(cx, n, 0, r);
 }
+
+/* ConvTranspose as a conv: the input with stride-1 zeros inserted between elements, padded by
+ * (k-1)*dilation - pads, convolved with the spatially flipped kernel whose in/out channels are
+ * swapped within each group. */
+frit_status ox_conv_transpose(ox_cx *cx, const ox_node *n) {
+  IN_OR_FAIL(x, 0);
+  IN_OR_FAIL(w, 1);
+  frit_ctx *c = cx->ctx;
+  int nsp;
+  int64_t in[2], kd[2] = {1, 1};
+  x = as_2d(cx, n, x, &nsp, in);
+  if (!x) return frit_last_status(c);
+  if (nsp == 1) w = frit_unsqueeze(c, w, 2);
+  int64_t wd[4];
+  for (int d = 0; d < 4; d++) wd[d] = frit_tensor_dim_static(w, d);
+  for (int i = 0; i < nsp; i++) kd[i] = wd[2 + i + (2 - nsp)];
+  int64_t groups = ox_attr_i(n, "group", 1);
+  if (groups <= 0 || wd[0] % groups) return ox_fail(cx, n, "bad group");
+  geom g;
+  const char *ap = ox_attr_s(cx, n, "auto_pad", "NOTSET");
+  if (!get_geom(cx, n, nsp, in, kd, &g)) return frit_last_status(c);
+  const int64_t *op = NULL, *os = NULL;
+  int nop = ox_attr_ints(n, "output_padding", &op), nos = ox_attr_ints(n, "output_shape", &os);
+  int64_t outpad[2] = {0, 0};
+  for (int i = 0; i < nsp && nop == nsp; i++) outpad[i] = op[i];
+  if (nos >= nsp || strcmp(ap, "NOTSET")) {
+    /* the pads follow from the wanted output size (SAME_*: input size times stride) */
+    for (int i = 0; i < nsp; i++) {
+      int64_t want = nos >= nsp ? os[nos - nsp + i] : in[i] * g.s[i];
+      /* negative: the output is longer than the full convolution, zeros appended at the end */
+      int64_t total = g.s[i] * (in[i] - 1) + outpad[i] + (g.k[i] - 1) * g.dil[i] + 1 - want;
+      bool lower = !strcmp(ap, "SAME_LOWER");
+      g.pb[i] = lower ? total - total / 2 : total / 2;
+      g.pe[i] = total - g.pb[i];
+    }
+  }
+  int64_t s2[2], k2[2], d2[2];
+  to2(g.s, nsp, 1, s2);
+  to2(g.k, nsp, 1, k2);
+  to2(g.dil, nsp, 1, d2);
+  int64_t pb2[2], pe2[2], op2[2];
+  to2(g.pb, nsp, 0, pb2);
+  to2(g.pe, nsp, 0, pe2);
+  to2(outpad, nsp, 0, op2);
+  int64_t N = frit_tensor_dim_static(x, 0), C = frit_tensor_dim_static(x, 1), H = frit_tensor_dim_static(x, 2),
+          W = frit_tensor_dim_static(x, 3);
+  /* zeros between elements: (N,C,H,1,W,1) padded to (N,C,H,sh,W,sw), then cut to (H-1)*sh+1 */
+  frit_tensor *xs = frit_reshape(c, x, 6, (int64_t[]){N, C, H, 1, W, 1});
+  xs = frit_pad(c, xs, (int64_t[6]){0}, (int64_t[]){0, 0, 0, s2[0] - 1, 0, s2[1] - 1}, FRIT_PAD_CONSTANT, 0);
+  xs = frit_reshape(c, xs, 4, (int64_t[]){N, C, H * s2[0], W * s2[1]});
+  int64_t b[4], e[4], st[4], before[4] = {0}, after[4] = {0};
+  for (int d = 0; d < 4; d++) b[d] = FRIT_SLICE_DEFAULT, e[d] = FRIT_SLICE_DEFAULT, st[d] = 1;
+  int64_t hw[2] = {H, W};
+  for (int i = 0; i < 2; i++) {
+    int64_t full = (k2[i] - 1) * d2[i];
+    int64_t lo = full - pb2[i], hi = full - pe2[i] + op2[i];
+    /* negative padding crops */
+    b[2 + i] = lo < 0 ? -lo : 0;
+    e[2 + i] = (hw[i] - 1) * s2[i] + 1 + (lo > 0 ? lo : 0) + hi; /* the zeros after the data stay zeros */
+    before[2 + i] = lo > 0 ? lo : 0;
+    after[2 + i] = hi > 0 ? hi : 0;
+  }
+  xs = frit_slice(c, frit_pad(c, xs, before, after, FRIT_PAD_CONSTANT, 0), b, e, st);
+  int64_t cin_g = wd[0] / groups, cout_g = wd[1];
+  frit_tensor *wt = frit_reshape(c, w, 5, (int64_t[]){groups, cin_g, cout_g, wd[2], wd[3]});
+  wt = frit_permute(c, wt, (int[]){0, 2, 1, 3, 4});
+  wt = frit_reshape(c, wt, 4, (int64_t[]){groups * cout_g, cin_g, wd[2], wd[3]});
+  wt = frit_flip(c, wt, (int[]){2, 3}, 2);
+  frit_tensor *bias = NULL;
+  if (ox_has_in(n, 2) && !(bias = ox_in(cx, n, 2))) return frit_last_status(c);
+  frit_tensor *r = frit_conv2d(c, xs, wt, bias, (int64_t[]){1, 1}, (int64_t[]){0, 0}, d2, groups);
+  return ox_set_out(cx, n, 0, from_2d(cx, r, nsp));
+}
