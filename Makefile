@@ -4,6 +4,7 @@
 # make tsan       threaded tests under ThreadSanitizer
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 # make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
+# make fuzz-import  the long fuzz of the ONNX importer (fuzz-import-short: 30 s, in check)
 # make fashion-mnist  installs Debian's dataset-fashion-mnist (root) and trains the MLP and the CNN
 # make conformance  the public array API suite (docs/conformance.md; not in CI)
 # make install    headers, libfrit.so (versioned, with soname) and .a, the CLI, frit.pc under
@@ -225,6 +226,14 @@ onnx-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libprotobuf-c-dev \
 	   protobuf-c-compiler libonnx-testdata)
 
+# The ONNX importer's fuzzer (tests/fuzz/fuzz_onnx.c; tests/fuzz/run_fuzz_onnx.sh says how it is
+# built): a short pass in `check`, a long one (FUZZ_IMPORT_SECONDS, default 1800) on demand.
+FUZZ_IMPORT_SECONDS ?= 1800
+fuzz-import-short:
+	sh tests/fuzz/run_fuzz_onnx.sh 30
+fuzz-import:
+	sh tests/fuzz/run_fuzz_onnx.sh $(FUZZ_IMPORT_SECONDS)
+
 pytest-opencl: all opencl-driver
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
@@ -271,7 +280,7 @@ fashion-mnist: all $(BUILD)/examples/train_mlp
 	$(BUILD)/examples/train_mlp $(FASHION_DIR) 5
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(BENCH_BINS:=.d) $(EXAMPLE_BINS:=.d)
 
