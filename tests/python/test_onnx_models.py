@@ -176,8 +176,8 @@ def test_bad_input():
     with pytest.raises(frit.FritError, match=r"unsupported op 'NoSuchOp' \(node 0 'the_node'"):
         frit.import_onnx(bad.SerializeToString())
     old = _model([helper.make_node("Relu", ["x"], ["y"], name="r")], [_vi("x", [3])], [_vi("y", [3])], {}, opset=7)
-    old.opset_import[0].version = 5
-    with pytest.raises(frit.FritError, match="unsupported opset 5"):
+    old.opset_import[0].version = 22
+    with pytest.raises(frit.FritError, match="unsupported opset 22"):
         frit.import_onnx(old.SerializeToString())
     s = helper.make_model(helper.make_graph([helper.make_node("Identity", ["x"], ["y"], name="i")], "g",
                                             [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],

@@ -202,7 +202,9 @@ static frit_tensor *per_channel(ox_cx *cx, frit_tensor *v, int nd) {
 }
 
 frit_status ox_batchnorm(ox_cx *cx, const ox_node *n) {
-  if (ox_attr_i(n, "training_mode", 0)) return ox_fail(cx, n, "training_mode is not supported (inference only)");
+  if (ox_attr_i(n, "training_mode", 0) || !ox_attr_i(n, "is_test", 1))
+    return ox_fail(cx, n, "training mode is not supported (inference only)");
+  if (!ox_attr_i(n, "spatial", 1)) return ox_fail(cx, n, "spatial = 0 (opset < 9) is not supported");
   IN_OR_FAIL(x, 0);
   IN_OR_FAIL(scale, 1);
   IN_OR_FAIL(bias, 2);

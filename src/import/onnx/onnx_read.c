@@ -9,8 +9,9 @@
 #include "import/onnx/onnx_internal.h"
 #include "ir/uop.h"
 
-/* Opsets frit's converters follow: older ones changed semantics frit does not model. */
-enum { OX_OPSET_MIN = 7, OX_OPSET_MAX = 21 };
+/* Opsets frit reads: the converters follow the changes of 7 to 21; the few ops of 1 to 6 whose
+ * meaning differs (Upsample-1, BatchNormalization-1..5 without is_test) are refused by them. */
+enum { OX_OPSET_MIN = 1, OX_OPSET_MAX = 21 };
 
 frit_dtype ox_dtype(int32_t t) {
   switch (t) {
