@@ -25,6 +25,17 @@ STATIC_INPUTS = {
 }
 
 
+def importer_missing():
+    """The reason this libfrit cannot import ONNX (built without protobuf-c), or None."""
+    import frit
+    try:
+        frit.import_onnx(b"")
+    except frit.FritError as e:
+        if "without protobuf-c" in str(e) or "without the ONNX importer" in str(e):
+            return str(e)
+    return None
+
+
 def cases():
     if not os.path.isdir(TESTDATA):
         return []

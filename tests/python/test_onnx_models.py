@@ -4,6 +4,7 @@ Shape -> Gather -> Concat -> Reshape shape arithmetic, LayerNormalization) and c
 the same three exported by torch.onnx.export when torch is installed, checked against torch; external
 data files; and bad input (garbage bytes, truncations, unsupported ops) as errors naming the node."""
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +13,12 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import frit  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import onnx_cases  # noqa: E402
+
+if onnx_cases.importer_missing():
+    pytest.skip(onnx_cases.importer_missing(), allow_module_level=True)
 
 RNG = np.random.default_rng(0)
 
