@@ -145,7 +145,8 @@ frit_status ox_run_graph(ox_cx *cx);
   X("MeanVarianceNormalization", ox_mvn) X("Det", ox_det) X("DequantizeLinear", ox_dequantize)    \
   X("QuantizeLinear", ox_quantize) X("GatherND", ox_gather_nd)                                    \
   X("ScatterElements", ox_scatter_elements) X("Scatter", ox_scatter_elements)                     \
-  X("ScatterND", ox_scatter_nd) X("Resize", ox_resize) X("Upsample", ox_resize)
+  X("ScatterND", ox_scatter_nd) X("Resize", ox_resize) X("Upsample", ox_resize)                   \
+  X("ReverseSequence", ox_reverse_sequence)
 
 #define OX_DECL_ONE(name, fn) OX_DECLARE(fn)
 OX_OPS(OX_DECL_ONE)

@@ -1,6 +1,7 @@
 /* Less common ONNX ops built from frit's tensor ops: the losses (NegativeLogLikelihoodLoss,
  * SoftmaxCrossEntropyLoss), window functions, EyeLike, Shrink, LRN, MeanVarianceNormalization,
- * Det, (De)QuantizeLinear, and the index ops GatherND, ScatterElements and ScatterND. */
+ * Det, (De)QuantizeLinear, and the index ops GatherND, ScatterElements, ScatterND and
+ * ReverseSequence. */
 #include <math.h>
 #include <string.h>
 
@@ -320,4 +321,23 @@ frit_status ox_scatter_nd(ox_cx *cx, const ox_node *n) {
   for (int d = 1; d < nr; d++) udims[d] = rdims[d];
   frit_tensor *r = frit_scatter(c, frit_reshape(c, x, nr, rdims), off, frit_reshape(c, upd, nr, udims), mode);
   return ox_set_out(cx, n, 0, r ? frit_reshape(c, r, nd, dims) : NULL);
+}
+
+/* y[t, b] = x[len[b] - 1 - t, b] for t < len[b], else x[t, b] (time and batch axes as given). */
+frit_status ox_reverse_sequence(ox_cx *cx, const ox_node *n) {
+  IN_OR_FAIL(x, 0);
+  IN_OR_FAIL(lens, 1);
+  frit_ctx *c = cx->ctx;
+  int nd = frit_tensor_ndim(x);
+  int64_t ta = ox_attr_i(n, "time_axis", 0), ba = ox_attr_i(n, "batch_axis", 1), shape[FRIT_MAX_DIMS];
+  if (!ox_axis(cx, n, &ta, nd) || !ox_axis(cx, n, &ba, nd)) return frit_last_status(c);
+  if (ta == ba) return ox_fail(cx, n, "time_axis equals batch_axis");
+  frit_uop *dims[FRIT_MAX_DIMS];
+  frit_tensor *pos[FRIT_MAX_DIMS];
+  for (int d = 0; d < nd; d++) dims[d] = frit_tensor_dim(x, d), shape[d] = d == ba ? -1 : 1;
+  if (frit_indices(c, nd, dims, pos)) return ox_fail_frit(cx, n);
+  frit_tensor *t = pos[ta], *len = frit_reshape(c, frit_astype(c, lens, FRIT_I64), nd, shape);
+  frit_tensor *src = frit_where(c, bin(cx, FRIT_BF_LT, t, len),
+                                bin(cx, FRIT_BF_SUB, bin(cx, FRIT_BF_SUB, len, frit_scalar_i(c, FRIT_I64, 1)), t), t);
+  return ox_set_out(cx, n, 0, frit_take_along_axis(c, x, src, (int)ta));
 }

@@ -40,7 +40,7 @@ frit_status ox_gemm(ox_cx *cx, const ox_node *n) {
  * the node's auto_pad, for nsp (1 or 2) spatial dims of sizes in[]. ceil_mode adds end padding
  * (extra[]) so the last partial window exists. */
 typedef struct geom {
-  int64_t k[2], s[2], dil[2], pb[2], pe[2], extra[2];
+  int64_t k[3], s[3], dil[3], pb[3], pe[3], extra[3];
 } geom;
 
 static bool get_geom(ox_cx *cx, const ox_node *n, int nsp, const int64_t *in, const int64_t *kdefault, geom *g) {
@@ -151,9 +151,64 @@ frit_status ox_conv(ox_cx *cx, const ox_node *n) {
   return ox_set_out(cx, n, 0, from_2d(cx, r, nsp));
 }
 
+/* A pool of any spatial rank and dilation as the max or sum over the kernel's shifted, strided
+ * slices of the padded input (frit's pools are 2-D and undilated). avg divides by the count of
+ * the window's counted elements, found the same way on a mask. */
+static frit_tensor *pool_slices(ox_cx *cx, const ox_node *n, frit_tensor *x, int nsp, const geom *g, bool is_max,
+                                bool incl) {
+  frit_ctx *c = cx->ctx;
+  int nd = nsp + 2;
+  int64_t pb[FRIT_MAX_DIMS] = {0}, pe[FRIT_MAX_DIMS] = {0}, pe2[FRIT_MAX_DIMS] = {0}, zero[FRIT_MAX_DIMS] = {0};
+  int64_t ppe[FRIT_MAX_DIMS] = {0}, len[3], out[3];
+  for (int i = 0; i < nsp; i++) {
+    pb[2 + i] = g->pb[i], pe[2 + i] = g->pe[i] + g->extra[i], pe2[2 + i] = g->extra[i], ppe[2 + i] = g->pe[i];
+    len[i] = frit_tensor_dim_static(x, 2 + i) + g->pb[i] + g->pe[i] + g->extra[i];
+    out[i] = (len[i] - ((g->k[i] - 1) * g->dil[i] + 1)) / g->s[i] + 1;
+    if (out[i] <= 0) return ox_fail(cx, n, "empty pooling output"), NULL;
+  }
+  frit_tensor *xp = frit_pad(c, x, pb, pe, FRIT_PAD_CONSTANT, is_max ? -INFINITY : 0), *mask = NULL;
+  if (!is_max) {
+    frit_tensor *ones = frit_binary_t(c, FRIT_BF_ADD, frit_binary_t(c, FRIT_BF_MUL, x, sc(cx, x, 0)), sc(cx, x, 1));
+    mask = frit_pad(c, frit_pad(c, ones, pb, ppe, FRIT_PAD_CONSTANT, incl ? 1 : 0), zero, pe2, FRIT_PAD_CONSTANT, 0);
+  }
+  frit_tensor *acc = NULL, *cnt = NULL;
+  int64_t total = 1;
+  for (int i = 0; i < nsp; i++) total *= g->k[i];
+  for (int64_t w = 0; w < total; w++) {
+    int64_t b[FRIT_MAX_DIMS], e[FRIT_MAX_DIMS], st[FRIT_MAX_DIMS], rem = w;
+    for (int d = 0; d < nd; d++) b[d] = e[d] = FRIT_SLICE_DEFAULT, st[d] = 1;
+    for (int i = nsp - 1; i >= 0; i--) {
+      int64_t off = rem % g->k[i];
+      rem /= g->k[i];
+      b[2 + i] = off * g->dil[i], st[2 + i] = g->s[i], e[2 + i] = b[2 + i] + (out[i] - 1) * g->s[i] + 1;
+    }
+    frit_tensor *v = frit_slice(c, xp, b, e, st);
+    acc = !acc ? v : frit_binary_t(c, is_max ? FRIT_BF_MAXIMUM : FRIT_BF_ADD, acc, v);
+    if (mask) {
+      frit_tensor *m = frit_slice(c, mask, b, e, st);
+      cnt = cnt ? frit_binary_t(c, FRIT_BF_ADD, cnt, m) : m;
+    }
+  }
+  return is_max ? acc : frit_binary_t(c, FRIT_BF_TRUEDIV, acc, cnt);
+}
+
 frit_status ox_pool(ox_cx *cx, const ox_node *n) {
   IN_OR_FAIL(x, 0);
   if (n->n_output > 1 && n->output[1][0]) return ox_fail(cx, n, "the Indices output is not supported");
+  int xnd = frit_tensor_ndim(x);
+  if (xnd == 5 || (xnd >= 3 && xnd <= 4 && ox_attr(n, "dilations"))) {
+    int64_t in[3];
+    geom g;
+    bool dilated = xnd == 5;
+    for (int i = 0; i < xnd - 2; i++)
+      if ((in[i] = frit_tensor_dim_static(x, 2 + i)) < 0) return ox_fail(cx, n, "symbolic spatial dims");
+    if (!ox_attr(n, "kernel_shape")) return ox_fail(cx, n, "no kernel_shape");
+    if (!get_geom(cx, n, xnd - 2, in, NULL, &g)) return frit_last_status(cx->ctx);
+    for (int i = 0; i < xnd - 2; i++) dilated = dilated || g.dil[i] != 1;
+    if (dilated)
+      return ox_set_out(cx, n, 0, pool_slices(cx, n, x, xnd - 2, &g, !strcmp(n->op_type, "MaxPool"),
+                                              ox_attr_i(n, "count_include_pad", 0) != 0));
+  }
   int nsp;
   int64_t in[2];
   x = as_2d(cx, n, x, &nsp, in);
@@ -202,8 +257,7 @@ static frit_tensor *per_channel(ox_cx *cx, frit_tensor *v, int nd) {
 }
 
 frit_status ox_batchnorm(ox_cx *cx, const ox_node *n) {
-  if (ox_attr_i(n, "training_mode", 0) || !ox_attr_i(n, "is_test", 1))
-    return ox_fail(cx, n, "training mode is not supported (inference only)");
+  if (!ox_attr_i(n, "is_test", 1)) return ox_fail(cx, n, "is_test = 0 (opset < 7) is not supported");
   if (!ox_attr_i(n, "spatial", 1)) return ox_fail(cx, n, "spatial = 0 (opset < 9) is not supported");
   IN_OR_FAIL(x, 0);
   IN_OR_FAIL(scale, 1);
@@ -212,6 +266,26 @@ frit_status ox_batchnorm(ox_cx *cx, const ox_node *n) {
   IN_OR_FAIL(var, 4);
   frit_ctx *c = cx->ctx;
   int nd = frit_tensor_ndim(x);
+  if (ox_attr_i(n, "training_mode", 0)) {
+    /* batch statistics (population variance); the running ones move towards them */
+    int ax[FRIT_MAX_DIMS], na = 0;
+    for (int d = 0; d < nd; d++)
+      if (d != 1) ax[na++] = d;
+    frit_tensor *bm = frit_reduce(c, FRIT_RF_MEAN, x, ax, na, 0, 0);
+    frit_tensor *xc = frit_binary_t(c, FRIT_BF_SUB, x, per_channel(cx, bm, nd));
+    frit_tensor *bv = frit_reduce(c, FRIT_RF_MEAN, frit_binary_t(c, FRIT_BF_MUL, xc, xc), ax, na, 0, 0);
+    double mom = ox_attr_f(n, "momentum", 0.9);
+    frit_tensor *inv = frit_unary_t(c, FRIT_UF_RSQRT, frit_binary_t(c, FRIT_BF_ADD, bv, sc(cx, bv, ox_attr_f(n, "epsilon", 1e-5))));
+    frit_tensor *y = frit_binary_t(c, FRIT_BF_MUL, xc, per_channel(cx, frit_binary_t(c, FRIT_BF_MUL, inv, scale), nd));
+    frit_status st = ox_set_out(cx, n, 0, frit_binary_t(c, FRIT_BF_ADD, y, per_channel(cx, bias, nd)));
+    frit_tensor *rm = frit_binary_t(c, FRIT_BF_ADD, frit_binary_t(c, FRIT_BF_MUL, mean, sc(cx, mean, mom)),
+                                    frit_binary_t(c, FRIT_BF_MUL, bm, sc(cx, bm, 1 - mom)));
+    frit_tensor *rv = frit_binary_t(c, FRIT_BF_ADD, frit_binary_t(c, FRIT_BF_MUL, var, sc(cx, var, mom)),
+                                    frit_binary_t(c, FRIT_BF_MUL, bv, sc(cx, bv, 1 - mom)));
+    if (!st && n->n_output > 1) st = ox_set_out(cx, n, 1, rm);
+    if (!st && n->n_output > 2) st = ox_set_out(cx, n, 2, rv);
+    return st;
+  }
   frit_tensor *inv = frit_unary_t(c, FRIT_UF_RSQRT, frit_binary_t(c, FRIT_BF_ADD, var, sc(cx, var, ox_attr_f(n, "epsilon", 1e-5))));
   frit_tensor *r = frit_binary_t(c, FRIT_BF_SUB, x, per_channel(cx, mean, nd));
   r = frit_binary_t(c, FRIT_BF_MUL, r, per_channel(cx, frit_binary_t(c, FRIT_BF_MUL, inv, scale), nd));
