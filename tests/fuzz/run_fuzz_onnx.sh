@@ -13,6 +13,8 @@ if [ ! -e /usr/include/protobuf-c/protobuf-c.h ]; then
   echo "fuzz_onnx: frit is built without protobuf-c here (make onnx-deps); nothing to fuzz"; exit 0
 fi
 cc -Iinclude -o $fz/make_seed tests/fuzz/make_seed.c && $fz/make_seed $fz/corpus_onnx/sample.onnx
+# inputs that once crashed the importer stay in the seeds
+cp tests/fuzz/corpus_onnx/* $fz/corpus_onnx/
 for m in /usr/share/libonnx-testdata/data/node/*/model.onnx; do
   [ -e "$m" ] || break
   # the small ones: a varied seed set that the fuzzer mutates quickly

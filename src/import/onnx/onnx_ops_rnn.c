@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "import/onnx/onnx_internal.h"
+#include "ir/uop.h"
 
 typedef struct rnn {
   ox_cx *cx;
@@ -15,7 +16,9 @@ static frit_tensor *tanh_(rnn *r, frit_tensor *a) { return frit_unary_t(r->cx->c
 
 /* Gate g (H wide) of the last axis. */
 static frit_tensor *gate(rnn *r, frit_tensor *x, int g) {
-  int nd = frit_tensor_ndim(x);
+  int nd = x ? frit_tensor_ndim(x) : 0;
+  if (x && nd < 1) frit_set_error(r->cx->ctx, FRIT_ERR_INVALID, "a 0-d gate parameter");
+  if (nd < 1) return NULL; /* else an earlier op failed, and its error stays */
   int64_t b[FRIT_MAX_DIMS], e[FRIT_MAX_DIMS], s[FRIT_MAX_DIMS];
   for (int d = 0; d < nd; d++) b[d] = e[d] = FRIT_SLICE_DEFAULT, s[d] = 1;
   b[nd - 1] = g * r->H, e[nd - 1] = (g + 1) * r->H;
