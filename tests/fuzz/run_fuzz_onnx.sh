@@ -1,8 +1,8 @@
 #!/bin/sh
 # Fuzzes the ONNX importer for SECONDS (argv[1]): libFuzzer + ASan (clang) when available, on a
 # library built by clang in build-fuzz/; else tests/fuzz/fuzz_onnx.c's own mutation driver on the
-# ASan+UBSan build (build-asan/). Seeds: the C tests' sample model and small models of Debian's
-# libonnx-testdata. Used by `make fuzz-import-short` (CI) and `make fuzz-import` (long).
+# ASan+UBSan build (build-asan/). Seeds: the C tests' sample model, past crashes
+# (tests/fuzz/corpus_onnx/) and small models of Debian's libonnx-testdata. Used by `make fuzz-import-short` (CI) and `make fuzz-import` (long).
 set -e
 secs=${1:-30}
 make=${MAKE:-make}
