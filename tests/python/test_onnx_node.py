@@ -1,7 +1,12 @@
 """The ONNX importer on the ONNX backend node tests shipped by Debian's libonnx-testdata (one
 test per case, compared with the case's stored outputs). Cases using ops, attributes or types frit
 does not support are skipped with the importer's message; docs/onnx.md has the table
-(tests/python/onnx_table.py writes it)."""
+(tests/python/onnx_table.py writes it).
+
+The cases run on frit's reference interpreter: 932 tiny models are about 1000 small programs,
+which the interpreter runs in seconds while compiling them takes over a minute with a cold kernel
+cache (the results are the same; FRIT_ONNX_COMPILED=1 runs them compiled). The whole models in
+test_onnx_models.py run compiled."""
 import os
 import sys
 
@@ -25,6 +30,21 @@ KNOWN = {
     "test_castlike_FLOAT_to_BFLOAT16": "the stored 'like' input is (1,), the graph declares rank 2",
     "test_castlike_FLOAT_to_BFLOAT16_expanded": "the stored 'like' input is (1,), the graph declares rank 2",
 }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _interpreted():
+    """This module's tests in an interpreting session; the thread's sessions restored after."""
+    if os.environ.get("FRIT_ONNX_COMPILED") == "1":
+        yield
+        return
+    import frit
+    from frit import _session
+    t = _session._tls
+    saved = (t.current, t.eager, t.prev)
+    frit.new_session(interpret=True)
+    yield
+    t.current, t.eager, t.prev = saved
 
 
 @pytest.mark.skipif(not CASES, reason="no ONNX node tests at %s (apt-get install libonnx-testdata)"
