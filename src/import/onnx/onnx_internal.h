@@ -84,6 +84,10 @@ int ox_axes(ox_cx *cx, const ox_node *n, const char *attr, int k, int64_t *axes,
 /* Normalises an axis into [0, ndim); false (with an error) when out of range. */
 bool ox_axis(ox_cx *cx, const ox_node *n, int64_t *axis, int ndim);
 
+/* Conv's geometry (pads, auto_pad, strides, dilations, group of node n) applied to x and w:
+ * shared by Conv and the quantized convolutions. NULL with an error. */
+frit_tensor *ox_conv_of(ox_cx *cx, const ox_node *n, frit_tensor *x, frit_tensor *w, frit_tensor *bias);
+
 /* ---- onnx_read.c ---- */
 frit_dtype ox_dtype(int32_t onnx_type);               /* FRIT_VOID when unsupported */
 const char *ox_dtype_name(int32_t onnx_type);
@@ -148,7 +152,10 @@ frit_status ox_run_graph(ox_cx *cx);
   X("ScatterND", ox_scatter_nd) X("Resize", ox_resize) X("Upsample", ox_resize)                   \
   X("ReverseSequence", ox_reverse_sequence)                                                       \
   /* recurrent (onnx_ops_rnn.c) */                                                                \
-  X("RNN", ox_rnn) X("GRU", ox_rnn) X("LSTM", ox_rnn)
+  X("RNN", ox_rnn) X("GRU", ox_rnn) X("LSTM", ox_rnn)                                             \
+  /* integer and quantized linear algebra (onnx_ops_quant.c) */                                   \
+  X("MatMulInteger", ox_qlinear) X("ConvInteger", ox_qlinear) X("QLinearMatMul", ox_qlinear)      \
+  X("QLinearConv", ox_qlinear) X("DynamicQuantizeLinear", ox_dynamic_quantize)
 
 #define OX_DECL_ONE(name, fn) OX_DECLARE(fn)
 OX_OPS(OX_DECL_ONE)

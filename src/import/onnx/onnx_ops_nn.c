@@ -129,26 +129,30 @@ static void to2(const int64_t *v, int nsp, int64_t fill, int64_t out[2]) {
   out[1] = nsp == 1 ? v[0] : v[1];
 }
 
-frit_status ox_conv(ox_cx *cx, const ox_node *n) {
-  IN_OR_FAIL(x, 0);
-  IN_OR_FAIL(w, 1);
+frit_tensor *ox_conv_of(ox_cx *cx, const ox_node *n, frit_tensor *x, frit_tensor *w, frit_tensor *bias) {
   int nsp;
   int64_t in[2], kd[2];
   x = as_2d(cx, n, x, &nsp, in);
-  if (!x) return frit_last_status(cx->ctx);
+  if (!x) return NULL;
   for (int i = 0; i < nsp; i++) kd[i] = frit_tensor_dim_static(w, i + 2);
   geom g;
-  if (!get_geom(cx, n, nsp, in, kd, &g)) return frit_last_status(cx->ctx);
+  if (!get_geom(cx, n, nsp, in, kd, &g)) return NULL;
   if (nsp == 1) w = frit_unsqueeze(cx->ctx, w, 2);
-  frit_tensor *bias = NULL;
-  if (ox_has_in(n, 2) && !(bias = ox_in(cx, n, 2))) return frit_last_status(cx->ctx);
   /* asymmetric pads are not frit_conv2d's: the input is padded explicitly */
   frit_tensor *xp = pad_spatial(cx, x, nsp, &g, false, 0);
   int64_t s2[2], d2[2], p2[2] = {0, 0};
   to2(g.s, nsp, 1, s2);
   to2(g.dil, nsp, 1, d2);
-  frit_tensor *r = frit_conv2d(cx->ctx, xp, w, bias, s2, p2, d2, ox_attr_i(n, "group", 1));
-  return ox_set_out(cx, n, 0, from_2d(cx, r, nsp));
+  return from_2d(cx, frit_conv2d(cx->ctx, xp, w, bias, s2, p2, d2, ox_attr_i(n, "group", 1)), nsp);
+}
+
+frit_status ox_conv(ox_cx *cx, const ox_node *n) {
+  IN_OR_FAIL(x, 0);
+  IN_OR_FAIL(w, 1);
+  frit_tensor *bias = NULL;
+  if (ox_has_in(n, 2) && !(bias = ox_in(cx, n, 2))) return frit_last_status(cx->ctx);
+  frit_tensor *r = ox_conv_of(cx, n, x, w, bias);
+  return r ? ox_set_out(cx, n, 0, r) : frit_last_status(cx->ctx) ? frit_last_status(cx->ctx) : ox_fail_frit(cx, n);
 }
 
 /* A pool of any spatial rank and dilation as the max or sum over the kernel's shifted, strided
