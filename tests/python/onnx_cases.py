@@ -21,7 +21,8 @@ STATIC_INPUTS = {
     "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1}, "ReduceMin": {1}, "ReduceProd": {1},
     "ReduceL1": {1}, "ReduceL2": {1}, "ReduceLogSum": {1}, "ReduceLogSumExp": {1},
     "ReduceSumSquare": {1}, "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
-    "Dropout": {1, 2}, "RNN": {4}, "GRU": {4}, "LSTM": {4}, "Resize": {1, 2, 3}, "Upsample": {1},
+    "Dropout": {1, 2}, "RNN": {4}, "GRU": {4}, "LSTM": {4},
+    "Compress": {1}, "MaxUnpool": {2}, "DFT": {1, 2}, "Resize": {1, 2, 3}, "Upsample": {1},
 }
 
 

@@ -150,7 +150,8 @@ frit_status ox_run_graph(ox_cx *cx);
   X("QuantizeLinear", ox_quantize) X("GatherND", ox_gather_nd)                                    \
   X("ScatterElements", ox_scatter_elements) X("Scatter", ox_scatter_elements)                     \
   X("ScatterND", ox_scatter_nd) X("Resize", ox_resize) X("Upsample", ox_resize)                   \
-  X("ReverseSequence", ox_reverse_sequence)                                                       \
+  X("ReverseSequence", ox_reverse_sequence) X("Compress", ox_compress) X("MaxUnpool", ox_maxunpool) \
+  X("DFT", ox_dft)                                                                                \
   /* recurrent (onnx_ops_rnn.c) */                                                                \
   X("RNN", ox_rnn) X("GRU", ox_rnn) X("LSTM", ox_rnn)                                             \
   /* integer and quantized linear algebra (onnx_ops_quant.c) */                                   \

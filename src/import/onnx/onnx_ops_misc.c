@@ -1,7 +1,7 @@
 /* Less common ONNX ops built from frit's tensor ops: the losses (NegativeLogLikelihoodLoss,
  * SoftmaxCrossEntropyLoss), window functions, EyeLike, Shrink, LRN, MeanVarianceNormalization,
- * Det, (De)QuantizeLinear, and the index ops GatherND, ScatterElements, ScatterND and
- * ReverseSequence. */
+ * Det, (De)QuantizeLinear, the index ops GatherND, ScatterElements, ScatterND, ReverseSequence,
+ * Compress and MaxUnpool, and DFT. */
 #include <math.h>
 #include <string.h>
 
@@ -340,4 +340,122 @@ frit_status ox_reverse_sequence(ox_cx *cx, const ox_node *n) {
   frit_tensor *src = frit_where(c, bin(cx, FRIT_BF_LT, t, len),
                                 bin(cx, FRIT_BF_SUB, bin(cx, FRIT_BF_SUB, len, frit_scalar_i(c, FRIT_I64, 1)), t), t);
   return ox_set_out(cx, n, 0, frit_take_along_axis(c, x, src, (int)ta));
+}
+
+/* Compress with a build-time condition: the selected positions become constant indices. */
+frit_status ox_compress(ox_cx *cx, const ox_node *n) {
+  IN_OR_FAIL(x, 0);
+  frit_ctx *c = cx->ctx;
+  const ox_const *cond = ox_in_const(cx, n, 1);
+  if (!cond) return frit_last_status(c);
+  int64_t *cv = ox_const_ints(cx, cond);
+  if (!cv) return ox_fail_frit(cx, n);
+  const FritOnnx__AttributeProto *ax = ox_attr(n, "axis");
+  int64_t axis = ax ? ax->i : 0;
+  if (!ax) x = frit_reshape(c, x, 1, (int64_t[]){-1});
+  if (!x || !ox_axis(cx, n, &axis, frit_tensor_ndim(x))) return frit_last_status(c);
+  int64_t dim = frit_tensor_dim_static(x, (int)axis), cnt = 0;
+  if (dim < 0) return ox_fail(cx, n, "symbolic axis");
+  if (cond->n > dim) return ox_fail(cx, n, "condition longer than the axis");
+  for (int64_t i = 0; i < cond->n; i++) cnt += cv[i] != 0;
+  ox_const *idx = ox_const_new(cx, FRIT_I64, 1, &cnt);
+  if (!idx) return ox_fail(cx, n, "out of memory");
+  for (int64_t i = 0, k = 0; i < cond->n; i++)
+    if (cv[i]) ((int64_t *)idx->data)[k++] = i;
+  return ox_set_out(cx, n, 0, frit_take(c, x, ox_const_tensor(cx, idx), (int)axis));
+}
+
+/* MaxUnpool: X's values scattered to the flat positions I gives, in zeros of the output shape. */
+frit_status ox_maxunpool(ox_cx *cx, const ox_node *n) {
+  IN_OR_FAIL(x, 0);
+  IN_OR_FAIL(idx, 1);
+  frit_ctx *c = cx->ctx;
+  int nd = frit_tensor_ndim(x), nsp = nd - 2;
+  int64_t out[FRIT_MAX_DIMS], want[FRIT_MAX_DIMS], total = 1;
+  if (nsp < 1) return ox_fail(cx, n, "X must have spatial dims");
+  /* the indices address the default shape; a larger output_shape pads it at the end */
+  const int64_t *k, *s, *p;
+  int nk = ox_attr_ints(n, "kernel_shape", &k), ns = ox_attr_ints(n, "strides", &s), np = ox_attr_ints(n, "pads", &p);
+  if (nk != nsp || (ns >= 0 && ns != nsp) || (np >= 0 && np != 2 * nsp)) return ox_fail(cx, n, "bad kernel_shape, strides or pads");
+  out[0] = frit_tensor_dim_static(x, 0), out[1] = frit_tensor_dim_static(x, 1);
+  for (int i = 0; i < nsp; i++)
+    out[2 + i] = (frit_tensor_dim_static(x, 2 + i) - 1) * (ns >= 0 ? s[i] : 1) - (np >= 0 ? p[i] + p[i + nsp] : 0) + k[i];
+  memcpy(want, out, sizeof out);
+  if (ox_has_in(n, 2)) {
+    const ox_const *os = ox_in_const(cx, n, 2);
+    int64_t *ov = os ? ox_const_ints(cx, os) : NULL;
+    if (!ov || os->n != nd) return frit_last_status(c) ? frit_last_status(c) : ox_fail(cx, n, "bad output_shape");
+    for (int d = 0; d < nd; d++)
+      if (ov[d] < out[d]) return ox_fail(cx, n, "output_shape smaller than the unpooled shape");
+    memcpy(want, ov, (size_t)nd * sizeof *want);
+  }
+  for (int d = 0; d < nd; d++) {
+    if (out[d] < 0) return ox_fail(cx, n, "bad output shape");
+    total *= out[d];
+  }
+  frit_tensor *flat = frit_zeros(c, frit_tensor_dtype(x), 1, &total);
+  frit_tensor *r = frit_scatter(c, flat, frit_reshape(c, idx, 1, (int64_t[]){-1}), frit_reshape(c, x, 1, (int64_t[]){-1}),
+                                FRIT_ATOMIC_XCHG);
+  int64_t before[FRIT_MAX_DIMS] = {0}, after[FRIT_MAX_DIMS];
+  for (int d = 0; d < nd; d++) after[d] = want[d] - out[d];
+  if (r) r = frit_pad(c, frit_reshape(c, r, nd, out), before, after, FRIT_PAD_CONSTANT, 0);
+  return ox_set_out(cx, n, 0, r);
+}
+
+/* DFT along axis as two matmuls with host-built cosine and sine matrices (n x K). */
+frit_status ox_dft(ox_cx *cx, const ox_node *n) {
+  IN_OR_FAIL(x, 0);
+  frit_ctx *c = cx->ctx;
+  int nd = frit_tensor_ndim(x);
+  int64_t axis = ox_attr_i(n, "axis", 1);
+  if (ox_has_in(n, 2)) {
+    const ox_const *ac = ox_in_const(cx, n, 2);
+    int64_t *av = ac ? ox_const_ints(cx, ac) : NULL;
+    if (!av || ac->n != 1) return frit_last_status(c) ? frit_last_status(c) : ox_fail(cx, n, "bad axis");
+    axis = av[0];
+  }
+  if (nd < 2 || !ox_axis(cx, n, &axis, nd - 1)) return frit_last_status(c) ? frit_last_status(c) : ox_fail(cx, n, "rank");
+  int64_t len = frit_tensor_dim_static(x, (int)axis), comp = frit_tensor_dim_static(x, nd - 1);
+  if (len <= 0 || (comp != 1 && comp != 2)) return ox_fail(cx, n, "the last axis must hold 1 (real) or 2 (complex) parts");
+  if (ox_has_in(n, 1)) {
+    const ox_const *dl = ox_in_const(cx, n, 1);
+    int64_t *dv = dl ? ox_const_ints(cx, dl) : NULL;
+    if (!dv || dl->n != 1 || dv[0] != len) return ox_fail(cx, n, "dft_length other than the signal length is not supported");
+  }
+  bool inv = ox_attr_i(n, "inverse", 0) != 0, one = ox_attr_i(n, "onesided", 0) != 0;
+  int64_t K = one ? len / 2 + 1 : len, mdims[2] = {len, K};
+  if (len * K > 4096) return ox_fail(cx, n, "a DFT of length %lld is too long for the matrix form", (long long)len);
+  ox_const *cm = ox_const_new(cx, FRIT_F64, 2, mdims), *sm = ox_const_new(cx, FRIT_F64, 2, mdims);
+  if (!cm || !sm) return ox_fail(cx, n, "out of memory");
+  for (int64_t j = 0; j < len; j++)
+    for (int64_t k = 0; k < K; k++) {
+      double ph = 2 * 3.14159265358979323846 * (double)((j * k) % len) / (double)len;
+      ((double *)cm->data)[j * K + k] = cos(ph), ((double *)sm->data)[j * K + k] = sin(ph);
+    }
+  frit_dtype dt = frit_tensor_dtype(x);
+  frit_tensor *C = frit_astype(c, ox_const_tensor(cx, cm), dt), *S = frit_astype(c, ox_const_tensor(cx, sm), dt);
+  /* the signal axis last (the parts axis taken off first) */
+  int perm[FRIT_MAX_DIMS], back[FRIT_MAX_DIMS], k = 0;
+  for (int d = 0; d < nd - 1; d++)
+    if (d != axis) perm[k++] = d;
+  perm[k] = (int)axis;
+  for (int d = 0; d < nd - 1; d++) back[perm[d]] = d;
+  frit_tensor *re = frit_permute(c, frit_take(c, x, frit_scalar_i(c, FRIT_I64, 0), nd - 1), perm);
+  frit_tensor *im = comp == 2 ? frit_permute(c, frit_take(c, x, frit_scalar_i(c, FRIT_I64, 1), nd - 1), perm) : NULL;
+  frit_tensor *ore, *oim;
+  /* forward: e^{-i phi}; inverse: e^{+i phi} / n */
+  frit_bfunc s1 = inv ? FRIT_BF_SUB : FRIT_BF_ADD;
+  ore = frit_matmul(c, re, C);
+  oim = frit_unary_t(c, FRIT_UF_NEG, frit_matmul(c, re, S));
+  if (inv) oim = frit_unary_t(c, FRIT_UF_NEG, oim);
+  if (im) {
+    ore = bin(cx, s1, ore, frit_matmul(c, im, S));
+    oim = bin(cx, FRIT_BF_ADD, oim, frit_matmul(c, im, C));
+  }
+  if (inv) {
+    ore = bin(cx, FRIT_BF_TRUEDIV, ore, sc(cx, ore, (double)len));
+    oim = bin(cx, FRIT_BF_TRUEDIV, oim, sc(cx, oim, (double)len));
+  }
+  frit_tensor *parts[2] = {frit_permute(c, ore, back), frit_permute(c, oim, back)};
+  return ox_set_out(cx, n, 0, frit_stack(c, parts, 2, nd - 1));
 }
