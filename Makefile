@@ -4,6 +4,7 @@
 # make tsan       threaded tests under ThreadSanitizer
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 # make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
+# make fuzz-import  the long fuzz of the ONNX importer (fuzz-import-short: 30 s, in check)
 # make fashion-mnist  installs Debian's dataset-fashion-mnist (root) and trains the MLP and the CNN
 # make conformance  the public array API suite (docs/conformance.md; not in CI)
 # make install    headers, libfrit.so (versioned, with soname) and .a, the CLI, frit.pc under
@@ -16,7 +17,11 @@ WERROR ?=
 SAN ?=
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wswitch-enum -Wshadow \
   $(if $(WERROR),-Werror) $(OPT) $(SAN) -fPIC -Iinclude -Isrc -I$(BUILD)/gen -MMD -MP $(CFLAGS)
-LDLIBS_ALL = -lm -ldl -lpthread $(LDLIBS)
+# The ONNX importer needs protobuf-c (its library and protoc-c, which compiles the schema at build
+# time); without them its sources are left out and frit_import_onnx reports how to get them.
+HAVE_PROTOBUF_C ?= $(if $(and $(wildcard /usr/include/protobuf-c/protobuf-c.h),$(shell command -v protoc-c)),1)
+ONNX_LIBS := $(if $(HAVE_PROTOBUF_C),-lprotobuf-c)
+LDLIBS_ALL = -lm -ldl -lpthread $(ONNX_LIBS) $(LDLIBS)
 
 # The version lives in include/frit.h only (FRIT_VERSION_MAJOR/MINOR/PATCH).
 version_part = $(shell sed -n 's/^[#]define FRIT_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' include/frit.h)
@@ -24,7 +29,8 @@ VERSION_MAJOR := $(call version_part,MAJOR)
 VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 SONAME := libfrit.so.$(VERSION_MAJOR)
 
-LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c src/*/*/*.c)))
+LIB_SRCS := $(sort $(filter-out src/cli/% $(if $(HAVE_PROTOBUF_C),,src/import/onnx/%),$(wildcard src/*/*.c src/*/*/*.c)))
+ONNX_GEN := $(BUILD)/gen/onnx/onnx_subset.pb-c
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 RULES := $(sort $(wildcard src/*/*.rules))
 RULE_INCS := $(patsubst src/%.rules,$(BUILD)/gen/%.rules.inc,$(RULES))
@@ -34,10 +40,11 @@ BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
-LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(if $(HAVE_PROTOBUF_C),$(ONNX_GEN).o)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 
 .PHONY: install uninstall test-install wheel-check
+.PHONY: onnx-deps fuzz-import fuzz-import-short
 .PHONY: all check test mathlib-full pytest conformance fuzz-programs fuzz-numpy asan tsan fuzz-long bench clean demo examples fashion-mnist pytest-opencl opencl-driver window-deps
 all: $(BUILD)/libfrit.a $(BUILD)/libfrit.so $(BUILD)/frit
 
@@ -50,6 +57,17 @@ $(BUILD)/gen/%.rules.inc: src/%.rules
 $(BUILD)/obj/%.o: %.c | $(RULE_INCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+# The generated protobuf-c code is compiled without -Werror: its warnings are not ours to fix.
+$(ONNX_GEN).c $(ONNX_GEN).h: src/import/onnx/onnx_subset.proto
+	@mkdir -p $(dir $@)
+	protoc-c --c_out=$(BUILD)/gen/onnx -Isrc/import/onnx $<
+$(ONNX_GEN).o: $(ONNX_GEN).c
+	$(CC) -std=c11 $(OPT) $(SAN) -fPIC -w -c $< -o $@
+$(BUILD)/obj/src/import/onnx/%.o: src/import/onnx/%.c $(ONNX_GEN).h | $(RULE_INCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -I$(BUILD)/gen/onnx -c $< -o $@
+$(BUILD)/obj/src/import/onnx_none.o: CFLAGS_ALL += $(if $(HAVE_PROTOBUF_C),-DFRIT_HAVE_ONNX)
 
 $(BUILD)/libfrit.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -96,7 +114,7 @@ HEADERS := $(sort $(wildcard include/frit*.h))
 
 $(BUILD)/frit.pc: frit.pc.in include/frit.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-	  -e 's|@VERSION@|$(VERSION)|g' frit.pc.in > $@
+	  -e 's|@VERSION@|$(VERSION)|g' -e 's|@ONNX_LIBS@|$(ONNX_LIBS)|g' frit.pc.in > $@
 
 # Remade on every install (phony), so it always names the PREFIX given to this one.
 .PHONY: $(BUILD)/frit.pc
@@ -145,12 +163,13 @@ tsan:
 
 # Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan and
 # the threaded ones under TSan.
-check: opencl-driver window-deps
+check: opencl-driver window-deps onnx-deps
 	FRIT_REQUIRE_OPENCL=1 $(MAKE) WERROR=1 test
 	FRIT_REQUIRE_WINDOW=1 $(MAKE) WERROR=1 pytest
 	$(MAKE) WERROR=1 pytest-opencl
 	$(MAKE) WERROR=1 asan
 	$(MAKE) WERROR=1 tsan
+	$(MAKE) WERROR=1 fuzz-import-short
 
 fuzz-long: all $(BUILD)/tests/test_fuzz_simplify
 	FRIT_FUZZ_N=$${FRIT_FUZZ_N:-5000000} $(BUILD)/tests/test_fuzz_simplify
@@ -198,6 +217,23 @@ window-deps:
 	command -v Xvfb >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb libgl1-mesa-dri libglx-mesa0)
 
+# protobuf-c (the ONNX importer) and Debian's ONNX backend node tests (tests/python/test_onnx*.py)
+# when missing (needs root). make has already chosen whether to build the importer: this target
+# runs first in `check`, whose sub-makes see the result.
+onnx-deps:
+	( test -e /usr/include/protobuf-c/protobuf-c.h && command -v protoc-c >/dev/null 2>&1 && \
+	  test -d /usr/share/libonnx-testdata/data/node ) || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libprotobuf-c-dev \
+	   protobuf-c-compiler libonnx-testdata)
+
+# The ONNX importer's fuzzer (tests/fuzz/fuzz_onnx.c; tests/fuzz/run_fuzz_onnx.sh says how it is
+# built): a short pass in `check`, a long one (FUZZ_IMPORT_SECONDS, default 1800) on demand.
+FUZZ_IMPORT_SECONDS ?= 1800
+fuzz-import-short:
+	sh tests/fuzz/run_fuzz_onnx.sh 30
+fuzz-import:
+	sh tests/fuzz/run_fuzz_onnx.sh $(FUZZ_IMPORT_SECONDS)
+
 pytest-opencl: all opencl-driver
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
@@ -244,7 +280,7 @@ fashion-mnist: all $(BUILD)/examples/train_mlp
 	$(BUILD)/examples/train_mlp $(FASHION_DIR) 5
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(BENCH_BINS:=.d) $(EXAMPLE_BINS:=.d)
 
