@@ -476,6 +476,22 @@ def _full_like(node, args, kwargs):
     return frit.full(_shape(node), args[1], dtype=_fd(out_dtype(node)))
 
 
+def _arange_check(node):
+    _creation_check(node)
+    if out_dtype(node) in FLOATS or any(not isinstance(a, int) for a in node.args):
+        raise Unsupported("arange with float values (rounding of the count)")
+
+
+@lower("aten.arange.start_step", "aten.arange.start", "aten.arange.default", check=_arange_check)
+def _arange(node, args, kwargs):
+    a = list(args) + [None] * 3
+    if str(node.target) == "aten.arange.default":
+        start, end, step = 0, a[0], 1
+    else:
+        start, end, step = a[0], a[1], (a[2] if a[2] is not None else 1)
+    return frit.arange(start, end, step, dtype=_fd(out_dtype(node)))
+
+
 # --- linear algebra and nn
 
 lower("aten.mm.default", "aten.bmm.default", check=_float_only)(
@@ -629,6 +645,19 @@ def _amin(node, args, kwargs):
     x = args[0]
     keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
     return frit.min(x, axis=_dims(args[1] if len(args) > 1 else None, x.ndim), keepdims=keep)
+
+
+def _anyall(f):
+    def run(node, args, kwargs):
+        x = args[0]
+        dims = _dims(args[1] if len(args) > 1 else kwargs.get("dim"), x.ndim)
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        return f(x, axis=dims, keepdims=keep)
+    return run
+
+
+lower("aten.any.dim", "aten.any.dims", "aten.any.default")(_anyall(frit.any))
+lower("aten.all.dim", "aten.all.dims", "aten.all.default")(_anyall(frit.all))
 
 
 def _var_parts(args, kwargs):

@@ -1,0 +1,308 @@
+"""frit.torch: torch.compile(backend="frit") against eager PyTorch (the oracle) on small models:
+MLP, CNN with batchnorm (eval and train), a transformer encoder layer, in-place ops, a fallback op,
+MLP training steps; explain() output; registration and DLPack behaviour."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+import frit  # noqa: E402
+import frit.torch as ft  # noqa: E402
+
+TOL = dict(rtol=1e-4, atol=1e-5)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 16), nn.GELU(),
+                         nn.Linear(16, 3))
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.conv2 = nn.Conv2d(4, 4, 3, stride=2, padding=1, groups=2)
+        self.bn2 = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4 * 4 * 4, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.sigmoid(self.bn2(self.conv2(x)))
+        return self.fc(x.flatten(1))
+
+
+class InPlace(nn.Module):
+    """relu_, add_, mul_, slice assignment, index_put_ with a mask, on activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 5)
+
+    def forward(self, x):
+        h = self.lin(x)
+        h.relu_()
+        h.add_(1.5)
+        h[:, :2] = h[:, 3:5] * 2.0   # slice assignment: copy_ into a slice
+        h.mul_(x)
+        y = h.clone()
+        y[:, 4] = -1.0               # select + fill
+        return y
+
+
+class Lacking(nn.Module):
+    """bessel_j0 has no frit lowering: it must fall back to PyTorch between two frit clusters."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 2)
+
+    def forward(self, x):
+        h = torch.tanh(self.a(x))
+        h = torch.special.bessel_j0(h)
+        return torch.exp(self.b(h))
+
+
+def _close(a, b, **tol):
+    kw = dict(TOL)
+    kw.update(tol)
+    torch.testing.assert_close(a, b, **kw)
+
+
+def _frit_clusters(model, *args):
+    e = ft.explain(model, *args)
+    assert e.cluster_count >= 1, str(e)
+    return e
+
+
+def test_backend_registered_by_name():
+    from torch._dynamo.backends.registry import lookup_backend
+    assert lookup_backend("frit") is ft.frit_backend
+
+
+def test_mlp_inference():
+    m = _mlp().eval()
+    x = torch.randn(7, 6)
+    with torch.no_grad():
+        want = m(x)
+        got = torch.compile(m, backend="frit")(x)
+    _close(got, want)
+    e = _frit_clusters(m, x)
+    # the whole MLP is supported: one cluster, nothing falls back but lone view ops
+    assert e.cluster_count == 1, str(e)
+    assert "aten.addmm.default" in e.compiled_ops
+    assert not [f for f in e.fallbacks if f[0] == "aten.addmm.default"], str(e)
+
+
+def test_cnn_batchnorm_eval():
+    m = CNN().eval()
+    with torch.no_grad():
+        for bn in (m.bn1, m.bn2):   # non-trivial running statistics
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+    x = torch.randn(2, 3, 8, 8)
+    with torch.no_grad():
+        want = m(x)
+        got = torch.compile(m, backend="frit")(x)
+    _close(got, want)
+    with torch.no_grad():
+        e = _frit_clusters(m, x)
+    for op in ("aten.convolution.default", "aten._native_batch_norm_legit_no_training.default"):
+        assert op in e.compiled_ops, str(e)
+
+
+def test_cnn_batchnorm_train_updates_running_stats():
+    m1 = CNN().train()
+    m2 = CNN().train()
+    m2.load_state_dict(m1.state_dict())
+    x = torch.randn(3, 3, 8, 8)
+    want = m1(x)
+    got = torch.compile(m2, backend="frit")(x)
+    _close(got, want)
+    for k, v in m1.state_dict().items():   # running_mean/var/num_batches_tracked updated alike
+        _close(m2.state_dict()[k], v, rtol=1e-4, atol=1e-5)
+    want.sum().backward()
+    got.sum().backward()
+    for (k, p1), p2 in zip(m1.named_parameters(), m2.parameters()):
+        _close(p2.grad, p1.grad, rtol=1e-3, atol=1e-4)
+
+
+def test_transformer_encoder_layer():
+    torch.manual_seed(1)
+    m = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                   batch_first=True).eval()
+    x = torch.randn(2, 5, 8)
+    want = m(x)   # autograd on: the decomposed (not the fused fast-path) layer
+    got = torch.compile(m, backend="frit")(x)
+    _close(got, want)
+    e = _frit_clusters(m, x)
+    for op in ("aten._softmax.default", "aten.native_layer_norm.default", "aten.bmm.default"):
+        assert op in e.compiled_ops, str(e)
+
+
+def test_fallback_op_reported_and_correct():
+    torch.manual_seed(2)
+    m = Lacking()
+    x = torch.randn(6, 4)
+    with torch.no_grad():
+        want = m(x)
+        got = torch.compile(m, backend="frit")(x)
+        e = ft.explain(m, x)
+    _close(got, want)
+    names = [op for op, _ in e.fallbacks]
+    assert "aten.special_bessel_j0.default" in names, str(e)
+    why = dict(e.fallbacks)["aten.special_bessel_j0.default"]
+    assert "no frit lowering" in why
+    assert e.cluster_count == 2, str(e)   # before and after the PyTorch op
+    assert "bessel" not in " ".join(op for c in e.clusters for op in c)
+    assert "fallback aten.special_bessel_j0.default" in str(e)
+
+
+def test_inplace_ops_match_eager_exactly():
+    torch.manual_seed(3)
+    m = InPlace()
+    with torch.no_grad():   # values on a grid of quarters: every sum is exact, so any order agrees
+        m.lin.weight.copy_(torch.randint(-4, 5, (5, 5)) / 4)
+        m.lin.bias.copy_(torch.randint(-4, 5, (5,)) / 4)
+    x = torch.randint(-4, 5, (4, 5)).float()
+    with torch.no_grad():
+        want = m(x)
+        got = torch.compile(m, backend="frit")(x)
+        e = ft.explain(m, x)
+    assert torch.equal(got, want), (got, want)
+    assert "aten.slice_scatter.default" in e.compiled_ops or \
+        "aten.select_scatter.default" in e.compiled_ops, str(e)
+
+
+def test_inplace_on_input_is_visible_to_caller():
+    def f(x):
+        x[1:3] = x[1:3] * 2 + 1
+        x.relu_()
+        return x.sum()
+
+    a = torch.randn(5, 3)
+    b = a.clone()
+    want = f(a)
+    got = torch.compile(f, backend="frit")(b)
+    assert torch.equal(a, b)
+    _close(got, want)
+
+
+def test_mlp_training_matches_eager():
+    m1 = _mlp()
+    m2 = _mlp()
+    m2.load_state_dict(m1.state_dict())
+    c2 = torch.compile(m2, backend="frit")
+    o1 = torch.optim.SGD(m1.parameters(), lr=0.1)
+    o2 = torch.optim.SGD(m2.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(8, 6, generator=g)
+    t = torch.randint(0, 3, (8,), generator=g)
+    losses1, losses2 = [], []
+    for _ in range(4):
+        for m, o, ls in ((m1, o1, losses1), (c2, o2, losses2)):
+            o.zero_grad()
+            loss = nn.functional.cross_entropy(m(x), t)
+            loss.backward()
+            o.step()
+            ls.append(loss.item())
+    np.testing.assert_allclose(losses2, losses1, rtol=1e-5, atol=1e-6)
+    assert losses1[-1] < losses1[0]
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        _close(p2, p1, rtol=1e-5, atol=1e-6)
+
+
+def test_backward_graph_runs_in_frit():
+    m = _mlp()
+    x = torch.randn(4, 6)
+    reports = []
+    from frit.torch import _backend as BK
+    BK._tls.reports = reports
+    try:
+        c = torch.compile(m, backend="frit")
+        c(x).sum().backward()
+    finally:
+        BK._tls.reports = None
+    kinds = {r.kind: r for r in reports}
+    assert "backward" in kinds, [r.kind for r in reports]
+    bw = kinds["backward"]
+    assert bw.clusters, bw.as_dict()
+    assert "aten.mm.default" in bw.compiled, bw.as_dict()
+
+
+def test_unsupported_dtype_falls_back_with_reason():
+    def f(x):
+        return torch.exp(x) * 2
+
+    x = torch.randn(4, 3).to(torch.float16)
+    want = f(x)
+    got = torch.compile(f, backend="frit")(x)
+    assert torch.equal(got, want)
+    e = ft.explain(f, x)
+    assert e.cluster_count == 0
+    assert any("float16" in why for _, why in e.fallbacks), str(e)
+
+
+def test_integer_and_mixed_dtype_promotion():
+    def f(a, b, c):
+        return (a + b * 3) // 2, a / b, (c > 0.5) & (a > 1), torch.where(c > 0, a, c)
+
+    a = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+    b = torch.full((3, 4), 3, dtype=torch.int64)
+    c = torch.randn(4)
+    want = f(a, b, c)
+    got = torch.compile(f, backend="frit")(a, b, c)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        _close(g, w)
+
+
+def test_dlpack_inputs_and_outputs_are_zero_copy():
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    a = frit.from_dlpack(t)
+    assert np.asarray(a).__array_interface__["data"][0] == t.data_ptr()
+    b = frit.asarray(np.ones((2, 3), np.float32)) * 2
+    tb = torch.from_dlpack(b)
+    assert tb.data_ptr() == np.asarray(b).__array_interface__["data"][0]
+
+
+def test_explain_bad_input():
+    with pytest.raises(TypeError, match="callable"):
+        ft.explain(42, torch.zeros(2))
+    with pytest.raises(TypeError, match="example inputs"):
+        ft.explain(_mlp())
+
+
+def test_public_names_documented():
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python-api.md")).read()
+    for n in ft.__all__:
+        assert "`frit.torch.%s" % n in doc, n
+
+
+def test_mapped_ops_listed_in_docs():
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "torch.md")).read()
+    missing = [op for op in ft.mapped_ops() if op.replace("aten.", "", 1) not in doc]
+    assert not missing, missing
+
+
+def test_import_frit_registers_when_torch_already_imported():
+    code = ("import sys, torch; import frit; assert 'frit.torch' in sys.modules; "
+            "from torch._dynamo.backends.registry import lookup_backend; lookup_backend('frit')\n"
+            "import subprocess\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
+    code2 = "import sys, frit; assert 'torch' not in sys.modules, 'import frit imported torch'"
+    subprocess.run([sys.executable, "-c", code2], check=True, env=env, timeout=300)
