@@ -85,6 +85,7 @@ def _close(a, b, **tol):
 def _frit_clusters(model, *args):
     e = ft.explain(model, *args)
     assert e.cluster_count >= 1, str(e)
+    return e
 
 
 def test_backend_registered_by_name():
@@ -407,3 +408,19 @@ def test_grads_through_tanh_pow_exp():
     loss(w1, x).backward()
     torch.compile(loss, backend="frit")(w2, x).backward()
     _close(w2.grad, w1.grad, rtol=1e-4, atol=1e-6)
+
+
+def test_large_outputs_not_reused_while_alive():
+    """Outputs of 1 MiB or more come from frit's buffer pool: a tensor still holding the last
+    call's output (through DLPack) must keep its buffer."""
+    def f(x):
+        return x * 2 + 1
+
+    c = torch.compile(f, backend="frit")
+    x = torch.randn(512, 1024)
+    y1 = c(x)
+    keep = y1.clone()
+    y2 = c(x + 1)
+    assert y1.data_ptr() != y2.data_ptr()
+    assert torch.equal(y1, keep)
+    _close(y2, f(x + 1))

@@ -494,15 +494,26 @@ def _arange(node, args, kwargs):
 
 # --- linear algebra and nn
 
+# Contractions get kernel boundaries (frit.contiguous) on their operands and result: frit's
+# scheduler otherwise fuses a bias add or activation into the matmul's reduction loop, or
+# recomputes an elementwise producer (GELU's erf) once per output column, which measured 6-7x
+# slower on an MLP (bench/bench_torch_backend.py) than the contraction on materialised arrays.
+_C = frit.contiguous
+
+
+def _matmul(a, b):
+    return _C(frit.matmul(_C(a), _C(b)))
+
+
 lower("aten.mm.default", "aten.bmm.default", check=_float_only)(
-    lambda n, a, k: frit.matmul(a[0], a[1]))
+    lambda n, a, k: _matmul(a[0], a[1]))
 
 
 @lower("aten.addmm.default", check=_float_only)
 def _addmm(node, args, kwargs):
     bias, a, b = args[:3]
     beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
-    y = frit.matmul(a, b)
+    y = _matmul(a, b)
     if alpha != 1:
         y = y * alpha
     if beta == 0:
@@ -522,8 +533,8 @@ def _conv_check(node):
 @lower("aten.convolution.default", check=_conv_check)
 def _convolution(node, args, kwargs):
     x, w, b, stride, padding, dilation, _tr, _op, groups = args
-    return frit.conv2d(x, w, b, stride=tuple(stride), padding=tuple(padding),
-                       dilation=tuple(dilation), groups=groups)
+    return _C(frit.conv2d(_C(x), _C(w), b, stride=tuple(stride), padding=tuple(padding),
+                          dilation=tuple(dilation), groups=groups))
 
 
 def _bn_shape(x, v):
@@ -682,13 +693,22 @@ lower("aten.var_mean.correction", check=_float_only)(lambda n, a, k: _var_parts(
 
 # ------------------------------------------------------------------ the support check
 
+HINTS = {
+    "aten._transformer_encoder_layer_fwd.default":
+        "nn.TransformerEncoderLayer's fused inference fast path; "
+        "torch.backends.mha.set_fastpath_enabled(False) traces it as ops frit maps",
+    "aten.native_dropout.default": "random: dropout in training mode runs in PyTorch",
+    "aten.max_pool2d_with_indices.default": "the indices output is not mapped",
+}
+
 def check_node(node):
     """None when frit can run this FX node, else raises Unsupported with the reason."""
     if node.target is operator.getitem:
         return
     name = str(node.target)
     if name not in LOWER:
-        raise Unsupported("no frit lowering for %s" % name)
+        hint = HINTS.get(name)
+        raise Unsupported("no frit lowering for %s%s" % (name, "" if hint is None else " (%s)" % hint))
     for i, a in enumerate(list(node.args) + list(node.kwargs.values())):
         for e in (a if isinstance(a, (list, tuple)) else [a]):
             if isinstance(e, torch.fx.Node):
