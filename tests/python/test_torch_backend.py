@@ -424,3 +424,37 @@ def test_large_outputs_not_reused_while_alive():
     assert y1.data_ptr() != y2.data_ptr()
     assert torch.equal(y1, keep)
     _close(y2, f(x + 1))
+
+
+def test_strided_and_broadcast_inputs():
+    """Non-contiguous inputs (a transpose, a stride-0 expand, a step slice) cross DLPack as
+    views; frit.jit copies them to C order before its kernels run."""
+    def f(a, b, c):
+        return torch.exp(a) + b * 2, c.sum(dim=0)
+
+    base = torch.randn(6, 4)
+    a = base.t()
+    b = torch.randn(1, 6).expand(4, 6)
+    c = torch.randn(8, 5)[::2, 1:]
+    want = f(a, b, c)
+    got = torch.compile(f, backend="frit")(a, b, c)
+    for g, w in zip(got, want):
+        _close(g, w)
+    e = ft.explain(f, a, b, c)
+    assert "aten.exp.default" in e.compiled_ops, str(e)
+
+
+def test_casts():
+    def f(x, i):
+        return (x.to(torch.bool), x.to(torch.int32), x.to(torch.float64), i.to(torch.bool),
+                i.to(torch.float32) / 3, x.to(torch.uint8))
+
+    x = torch.tensor([-2.7, -0.5, 0.0, 0.25, 1.5, 3.99])
+    i = torch.tensor([-3, 0, 2, 0, 7, 1])
+    want = f(x, i)
+    got = torch.compile(f, backend="frit")(x, i)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        assert torch.equal(g, w) if not w.is_floating_point() else torch.allclose(g, w)
+    e = ft.explain(f, x, i)
+    assert any("float to uint8" in why for _, why in e.fallbacks), str(e)

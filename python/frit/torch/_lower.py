@@ -76,7 +76,11 @@ def cast(x, td):
     """x (frit array or Python scalar) as torch dtype td."""
     if isinstance(x, frit.Array):
         fd = _fd(td)
-        return x if x.dtype == fd else frit.astype(x, fd)
+        if x.dtype == fd:
+            return x
+        if td == torch.bool:
+            return x != 0   # PyTorch: nonzero is True (0.5 too, which a C cast via int loses)
+        return frit.astype(x, fd)
     return x
 
 
@@ -331,7 +335,17 @@ def _tanh_backward(node, args, kwargs):
 
 # --- copies, casts, identity
 
+_NARROW = (torch.int8, torch.int16, torch.uint8)
+
+
+def _narrowing_check(src, dst):
+    if src.dtype in FLOATS and dst.dtype in _NARROW:
+        raise Unsupported("float to %s (out-of-range values are platform-defined in PyTorch)"
+                          % str(dst.dtype).replace("torch.", ""))
+
+
 def _to_copy_check(node):
+    _narrowing_check(_val(node.args[0]), _val(node))
     for k, v in node.kwargs.items():
         if k == "dtype":
             continue
@@ -352,7 +366,7 @@ for _name in ("clone", "alias", "lift_fresh_copy", "detach", "contiguous"):
     lower("aten.%s.default" % _name)(lambda n, a, k: a[0])
 
 
-@lower("aten.copy.default")
+@lower("aten.copy.default", check=lambda n: _narrowing_check(_val(n.args[1]), _val(n)))
 def _copy(node, args, kwargs):
     return frit.broadcast_to(cast(args[1], out_dtype(node)), _shape(node))
 
