@@ -458,3 +458,25 @@ def test_casts():
         assert torch.equal(g, w) if not w.is_floating_point() else torch.allclose(g, w)
     e = ft.explain(f, x, i)
     assert any("float to uint8" in why for _, why in e.fallbacks), str(e)
+
+
+def test_new_batch_sizes_recompile_or_fall_back_correctly():
+    """A second batch size makes Dynamo mark the dim dynamic: the symbolic-size nodes fall back
+    (correct, in PyTorch); with dynamic=False every size is a static graph frit compiles."""
+    m = _mlp().eval()
+    reports = []
+    from frit.torch import _backend as BK
+    BK._tls.reports = reports
+    try:
+        with torch.no_grad():
+            c = torch.compile(m, backend="frit")
+            s = torch.compile(m, backend="frit", dynamic=False)
+            for b in (3, 5, 8):
+                x = torch.randn(b, 6)
+                _close(c(x), m(x))
+                _close(s(x), m(x))
+    finally:
+        BK._tls.reports = None
+    assert any("symbolic" in why for r in reports for _, why in r.fallbacks)
+    static = [r for r in reports if r.clusters]
+    assert len(static) >= 3   # the first default graph and one per size with dynamic=False

@@ -12,12 +12,12 @@ import frit
 from . import _lower as LW
 
 # Ops that alone are not worth a frit program (a cluster made only of these is left to PyTorch)
-_NON_COMPUTE = ["aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
+_NON_COMPUTE = {"aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
                 "aten.permute.default", "aten.t.default", "aten.transpose.int",
                 "aten.expand.default", "aten.unsqueeze.default", "aten.squeeze.dim",
                 "aten.squeeze.dims", "aten.squeeze.default", "aten.slice.Tensor",
                 "aten.select.int", "aten.alias.default", "aten.clone.default",
-                "aten.detach.default", "aten.lift_fresh_copy.default", "_operator.getitem"]
+                "aten.detach.default", "aten.lift_fresh_copy.default", "getitem"}
 
 
 class Report:
@@ -163,9 +163,10 @@ def compile_graph(gm, example_inputs, kind="forward"):
     nodes = [n for n in gm.graph.nodes if n.op == "call_function"]
     for n in nodes:
         support.is_node_supported({}, n)
-    part = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True,
-                                      non_compute_ops=_NON_COMPUTE)
-    partitions = part.propose_partitions()
+    part = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
+    # a partition of data movement only (views, permutes, slices) is left to PyTorch
+    partitions = [p for p in part.propose_partitions()
+                  if any(_op_name(n) not in _NON_COMPUTE for n in p.nodes)]
     in_cluster = {n for p in partitions for n in p.nodes}
     if not partitions:
         _record_fallbacks(report, nodes, reasons, in_cluster)
