@@ -145,12 +145,34 @@ def test_transformer_encoder_layer():
     m = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
                                    batch_first=True).eval()
     x = torch.randn(2, 5, 8)
+    m2 = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                    batch_first=True).eval()
+    m2.load_state_dict(m.state_dict())
     want = m(x)   # autograd on: the decomposed (not the fused fast-path) layer
-    got = torch.compile(m, backend="frit")(x)
+    got = torch.compile(m2, backend="frit")(x)
     _close(got, want)
-    e = _frit_clusters(m, x)
+    r = torch.randn(2, 5, 8)   # (a sum of squares after LayerNorm would be nearly constant)
+    (want * r).sum().backward()
+    (got * r).sum().backward()
+    for (k, p1), p2 in zip(m.named_parameters(), m2.parameters()):
+        _close(p2.grad, p1.grad, rtol=1e-4, atol=1e-5, msg=lambda s, k=k: "%s: %s" % (k, s))
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.no_grad():   # inference: attention decomposed into ops frit maps
+            e = _frit_clusters(m, x)
+            _close(torch.compile(m, backend="frit")(x), want.detach())
+    finally:
+        torch.backends.mha.set_fastpath_enabled(True)
     for op in ("aten._softmax.default", "aten.native_layer_norm.default", "aten.bmm.default"):
         assert op in e.compiled_ops, str(e)
+    # training: the CPU flash-attention op is kept whole (see _backend._TRAIN_KEEP) and runs in
+    # PyTorch; the rest of the layer compiles
+    e = _frit_clusters(m, x)
+    assert [op for op, _ in e.fallbacks if op != "getitem"] == \
+        ["aten._scaled_dot_product_flash_attention_for_cpu.default"], str(e)
+    assert "training graphs" in dict(e.fallbacks)[
+        "aten._scaled_dot_product_flash_attention_for_cpu.default"]
+    assert "aten.native_layer_norm.default" in e.compiled_ops, str(e)
 
 
 def test_fallback_op_reported_and_correct():
@@ -480,3 +502,18 @@ def test_new_batch_sizes_recompile_or_fall_back_correctly():
     assert any("symbolic" in why for r in reports for _, why in r.fallbacks)
     static = [r for r in reports if r.clusters]
     assert len(static) >= 3   # the first default graph and one per size with dynamic=False
+
+
+def test_clusters_make_no_cycle_around_a_fallback():
+    """exp -> bessel (PyTorch) -> mul, with exp also feeding mul directly: one cluster holding both
+    exp and mul would need bessel's output before its own; the partition splits them."""
+    def f(x):
+        a = torch.exp(x) * 0.5
+        b = torch.special.bessel_j0(a)
+        return torch.tanh(a) * b + a
+
+    x = torch.randn(5, 3)
+    _close(torch.compile(f, backend="frit")(x), f(x))
+    e = ft.explain(f, x)
+    assert e.cluster_count == 2, str(e)
+    assert [op for op, _ in e.fallbacks] == ["aten.special_bessel_j0.default"], str(e)

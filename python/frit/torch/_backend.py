@@ -209,12 +209,23 @@ def _record_fallbacks(report, nodes, reasons, in_cluster):
                 n, "supported, but alone or only moves data (left to PyTorch)")))
 
 
-def _decompositions():
+# Decomposing the CPU flash-attention op in a graph that also gets a backward gives wrong
+# gradients in torch 2.15 (aot_autograd with core_aten_decompositions: the in-projection grads of
+# nn.TransformerEncoderLayer differ from eager by more than their size, with or without frit; the
+# backward op uses the decomposed forward's saved statistics). Training graphs keep the op (it runs
+# in PyTorch, both directions); inference graphs decompose it into ops frit maps.
+_TRAIN_KEEP = ("aten._scaled_dot_product_flash_attention_for_cpu.default",)
+
+
+def _decompositions(training):
     from torch._decomp import core_aten_decompositions
-    return core_aten_decompositions()
+    table = core_aten_decompositions()
+    if training:
+        table = {k: v for k, v in table.items() if str(k) not in _TRAIN_KEEP}
+    return table
 
 
-def _make_backend():
+def _make_backend(training):
     from torch._dynamo.backends.common import aot_autograd
     from functorch.compile import make_boxed_func
 
@@ -224,17 +235,19 @@ def _make_backend():
         return comp
 
     return aot_autograd(fw_compiler=boxed("forward"), bw_compiler=boxed("backward"),
-                        inference_compiler=boxed("inference"), decompositions=_decompositions)
+                        inference_compiler=boxed("inference"),
+                        decompositions=lambda: _decompositions(training))
 
 
-_BACKEND = None
+_BACKENDS = {}
 
 
 def frit_backend(gm, example_inputs, **kwargs):
     """torch.compile(model, backend="frit") calls this with a Dynamo FX graph (torch-level ops);
     aot_autograd lowers it to ATen (functionalised: in-place ops become out-of-place), splits
     forward and backward, and hands each graph to compile_graph."""
-    global _BACKEND
-    if _BACKEND is None:
-        _BACKEND = _make_backend()
-    return _BACKEND(gm, example_inputs, **kwargs)
+    training = torch.is_grad_enabled() and any(
+        isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs)
+    if training not in _BACKENDS:
+        _BACKENDS[training] = _make_backend(training)
+    return _BACKENDS[training](gm, example_inputs, **kwargs)

@@ -551,6 +551,31 @@ def _convolution(node, args, kwargs):
                           dilation=tuple(dilation), groups=groups))
 
 
+def _conv_bw_check(node):
+    _float_only(node)
+    a = node.args
+    if len(_val(a[1]).shape) != 4:
+        raise Unsupported("convolution of rank %d input (2-d convolutions only)" % len(_val(a[1]).shape))
+    if a[7]:
+        raise Unsupported("transposed convolution")
+
+
+@lower("aten.convolution_backward.default", check=_conv_bw_check)
+def _convolution_backward(node, args, kwargs):
+    """(grad_input, grad_weight, grad_bias) by frit.vjp of frit.conv2d; None where output_mask
+    says PyTorch does not need it."""
+    g, x, w, _bias_sizes, stride, padding, dilation, _tr, _op, groups, mask = args
+
+    def conv(xx, ww):
+        return frit.conv2d(xx, ww, None, stride=tuple(stride), padding=tuple(padding),
+                           dilation=tuple(dilation), groups=groups)
+
+    _, pull = frit.vjp(conv, _C(x), _C(w))
+    gx, gw = pull(_C(g))
+    gb = frit.sum(g, axis=(0, 2, 3)) if mask[2] else None
+    return (_C(gx) if mask[0] else None, _C(gw) if mask[1] else None, gb)
+
+
 def _bn_shape(x, v):
     return frit.reshape(v, (1, -1) + (1,) * (x.ndim - 2))
 
@@ -711,6 +736,9 @@ HINTS = {
     "aten._transformer_encoder_layer_fwd.default":
         "nn.TransformerEncoderLayer's fused inference fast path; "
         "torch.backends.mha.set_fastpath_enabled(False) traces it as ops frit maps",
+    "aten._scaled_dot_product_flash_attention_for_cpu.default":
+        "kept whole in training graphs, whose backward needs its statistics; inference graphs "
+        "decompose it into ops frit maps",
     "aten.native_dropout.default": "random: dropout in training mode runs in PyTorch",
     "aten.max_pool2d_with_indices.default": "the indices output is not mapped",
 }
