@@ -171,6 +171,7 @@ def compile_graph(gm, example_inputs, kind="forward"):
     if not partitions:
         _record_fallbacks(report, nodes, reasons, in_cluster)
         return gm
+    by_name = {n.name: n for n in nodes}   # fused sub-graphs keep the original node names
     fused = part.fuse_partitions(partitions, prefix="frit_cluster_")
     # fuse_partitions moves nodes into sub-modules in the same order as partitions
     for name, sub in list(fused.named_children()):
@@ -182,22 +183,15 @@ def compile_graph(gm, example_inputs, kind="forward"):
         except Exception as e:  # noqa: BLE001: the cluster runs in PyTorch instead
             why = "cluster of %d ops not compiled: %s: %s" % (len(cluster.ops), type(e).__name__, e)
             for n in cluster.body:
-                reasons[_orig(n, nodes)] = why
-                in_cluster.discard(_orig(n, nodes))
+                orig = by_name.get(n.name, n)
+                reasons[orig] = why
+                in_cluster.discard(orig)
             continue
         setattr(fused, name, cluster)
         report.clusters.append(list(cluster.ops))
     _record_fallbacks(report, nodes, reasons, in_cluster)
     fused.recompile()
     return fused
-
-
-def _orig(n, nodes):
-    """The node of the original graph a fused sub-graph node came from (same name)."""
-    for m in nodes:
-        if m.name == n.name:
-            return m
-    return n
 
 
 def _record_fallbacks(report, nodes, reasons, in_cluster):

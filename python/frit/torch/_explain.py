@@ -56,7 +56,8 @@ class Explanation:
 def explain(model, *args, **kwargs):
     """Compiles and runs model(*args, **kwargs) once with the frit backend, recording what each
     ATen graph became. Returns an Explanation (print it, or read .compiled_ops, .fallbacks,
-    .clusters, .cluster_count, .graph_count)."""
+    .clusters, .cluster_count, .graph_count). It resets Dynamo before and after (so that every
+    graph is compiled afresh and seen): models compiled earlier recompile on their next call."""
     if not callable(model):
         raise TypeError("frit.torch.explain: model must be a torch.nn.Module or a callable, got %s"
                         % type(model).__name__)
