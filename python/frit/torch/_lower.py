@@ -218,6 +218,32 @@ lower("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar", che
     _binary(lambda a, b, n, kw: frit.power(a, b)))
 
 
+def _float_result(node):
+    if out_dtype(node) not in FLOATS:
+        raise Unsupported("integer %s (division by zero raises in PyTorch)" % node.target)
+
+
+lower("aten.remainder.Tensor", "aten.remainder.Scalar", check=_float_result)(
+    _binary(lambda a, b, n, kw: frit.remainder(a, b)))
+lower("aten.fmod.Tensor", "aten.fmod.Scalar", check=_float_result)(
+    _binary(lambda a, b, n, kw: frit.fmod(a, b)))
+
+
+def _int_or_bool(node):
+    for t in _tensor_vals(_val(node)):
+        if t.dtype in FLOATS:
+            raise Unsupported("bitwise op on %s" % t.dtype)
+
+
+lower("aten.bitwise_and.Tensor", "aten.bitwise_and.Scalar", check=_int_or_bool)(
+    _binary(lambda a, b, n, kw: frit.bitwise_and(a, b)))
+lower("aten.bitwise_or.Tensor", "aten.bitwise_or.Scalar", check=_int_or_bool)(
+    _binary(lambda a, b, n, kw: frit.bitwise_or(a, b)))
+lower("aten.bitwise_xor.Tensor", "aten.bitwise_xor.Scalar", check=_int_or_bool)(
+    _binary(lambda a, b, n, kw: frit.bitwise_xor(a, b)))
+lower("aten.bitwise_not.default", check=_int_or_bool)(lambda n, a, k: frit.bitwise_not(a[0]))
+
+
 # --- comparisons and logic: compared in the promoted dtype, bool result
 
 def _compare(f):
@@ -543,6 +569,12 @@ def _amin(node, args, kwargs):
     return frit.min(x, axis=_dims(args[1] if len(args) > 1 else None, x.ndim), keepdims=keep)
 
 
+@lower("aten.cumsum.default")
+def _cumsum(node, args, kwargs):
+    x = cast(args[0], out_dtype(node))
+    return frit.cumsum(x, axis=_dim(args[1], x.ndim)) if x.ndim else x
+
+
 def _anyall(f):
     def run(node, args, kwargs):
         x = args[0]
@@ -586,7 +618,6 @@ HINTS = {
         "kept whole in training graphs, whose backward needs its statistics; inference graphs "
         "decompose it into ops frit maps",
     "aten.native_dropout.default": "random: dropout in training mode runs in PyTorch",
-    "aten.max_pool2d_with_indices.default": "the indices output is not mapped",
 }
 
 def check_node(node):
@@ -629,7 +660,7 @@ def run_node(node, args, kwargs):
 
 
 def _conform(node, x, want):
-    if want is None:
+    if want is None or x is None:   # None: an output the check made sure nothing uses
         return x
     if not isinstance(x, frit.Array):
         x = frit.asarray(x)

@@ -1,5 +1,9 @@
 """ATen -> frit lowerings of the contractions and neural-network ops (mm, addmm, convolution and
 its backward, batch and layer norm, softmax and their backward ops), registered in _lower.LOWER."""
+import operator
+
+import torch
+
 import frit
 
 from ._lower import lower, Unsupported, _float_only, _val, _dim, cast, out_dtype
@@ -156,3 +160,74 @@ def _log_softmax_bw(node, args, kwargs):
     g, y, dim = args[:3]
     d = _dim(dim, y.ndim)
     return g - frit.exp(y) * frit.sum(g, axis=d, keepdims=True)
+
+
+# --- pooling, embedding
+
+def _pool_common(node, what):
+    _float_only(node)
+    a = list(node.args) + [None] * 8
+    if len(_val(a[0]).shape) != 4:
+        raise Unsupported("%s of a rank-%d input (NCHW only)" % (what, len(_val(a[0]).shape)))
+
+
+def _max_pool_check(node):
+    _pool_common(node, "max_pool2d")
+    a = list(node.args) + [None] * 6
+    if a[4] is not None and any(d != 1 for d in a[4]):
+        raise Unsupported("max_pool2d with dilation")
+    if a[5]:
+        raise Unsupported("max_pool2d with ceil_mode")
+    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
+        raise Unsupported("max_pool2d's indices are used (training: the backward needs them)")
+
+
+def _pair(v, default):
+    if v is None or (isinstance(v, (list, tuple)) and len(v) == 0):
+        v = default
+    v = tuple(v) if isinstance(v, (list, tuple)) else (v, v)
+    return v if len(v) == 2 else (v[0], v[0])
+
+
+@lower("aten.max_pool2d_with_indices.default", check=_max_pool_check)
+def _max_pool(node, args, kwargs):
+    a = list(args) + [None] * 6
+    k = _pair(a[1], None)
+    return (frit.max_pool2d(a[0], k, _pair(a[2], k), _pair(a[3], 0)), None)
+
+
+def _avg_pool_check(node):
+    _pool_common(node, "avg_pool2d")
+    a = list(node.args) + [None] * 7
+    if a[3] is not None and any(p != 0 for p in _pair(a[3], 0)):
+        raise Unsupported("avg_pool2d with padding (count_include_pad not mapped)")
+    if a[4]:
+        raise Unsupported("avg_pool2d with ceil_mode")
+    if a[6] is not None:
+        raise Unsupported("avg_pool2d with divisor_override")
+
+
+@lower("aten.avg_pool2d.default", check=_avg_pool_check)
+def _avg_pool(node, args, kwargs):
+    a = list(args) + [None] * 7
+    k = _pair(a[1], None)
+    return frit.avg_pool2d(a[0], k, _pair(a[2], k), 0)
+
+
+def _index_check(node, data, idx):
+    if _val(idx).dtype not in (torch.int64, torch.int32):
+        raise Unsupported("indices of dtype %s" % _val(idx).dtype)
+    if 0 in _val(data).shape:
+        raise Unsupported("indexing an empty tensor")
+
+
+@lower("aten.embedding.default", check=lambda n: _index_check(n, n.args[0], n.args[1]))
+def _embedding(node, args, kwargs):
+    # out-of-range indices raise IndexError when the program runs, as in PyTorch
+    return frit.take(args[0], args[1], axis=0)
+
+
+@lower("aten.index_select.default", check=lambda n: _index_check(n, n.args[0], n.args[2]))
+def _index_select(node, args, kwargs):
+    x, dim, idx = args
+    return frit.take(x, idx, axis=_dim(dim, x.ndim))
