@@ -530,3 +530,23 @@ def test_clusters_make_no_cycle_around_a_fallback():
     e = ft.explain(f, x)
     assert e.cluster_count == 2, str(e)
     assert [op for op, _ in e.fallbacks] == ["aten.special_bessel_j0.default"], str(e)
+
+
+def test_outputs_are_distinct_tensors():
+    """Outputs that are the same value (one result returned twice through a copy, a copy of an
+    input) come back as separate tensors: writing one leaves the others and the input alone.
+    (frit.jit gives distinct buffers here already; FritCluster.forward also clones any output
+    whose buffer is an input's or an earlier output's.)"""
+    def f(x):
+        y = x * 2
+        return y, y.clone(), x.clone()
+
+    x = torch.randn(3, 4)
+    x0 = x.clone()
+    outs = torch.compile(f, backend="frit")(x)
+    for o in outs:
+        o.add_(100)
+    assert torch.equal(x, x0)
+    _close(outs[0], x0 * 2 + 100)
+    _close(outs[1], x0 * 2 + 100)
+    _close(outs[2], x0 + 100)

@@ -115,7 +115,6 @@ class FritCluster(torch.nn.Module):
         self.outputs = list(out.args[0]) if self.out_tuple else [out.args[0]]
         self.ops = [_op_name(n) for n in self.body]
         self.jitted = frit.jit(self._program, dynamic=False)
-        self.calls = 0
 
     def _program(self, *arrays):
         env = dict(zip(self.placeholders, arrays))
@@ -138,15 +137,18 @@ class FritCluster(torch.nn.Module):
         self.jitted.lower(*ex)
 
     def forward(self, *tensors):
-        self.calls += 1
         ins = [_to_frit(t) for t in tensors]
         outs = self.jitted(*ins)
         res = []
-        in_ptrs = {t.data_ptr() for t in tensors if t.numel()}
+        seen = {t.data_ptr() for t in tensors if t.numel()}
         for o in outs:
             t = _to_torch(o)
-            if t.numel() and t.data_ptr() in in_ptrs:
-                t = t.clone()   # an output that is an input's buffer: PyTorch expects a new tensor
+            if t.numel():
+                if t.data_ptr() in seen:
+                    # an input's buffer or another output's (frit returned the same array):
+                    # PyTorch expects distinct new tensors
+                    t = t.clone()
+                seen.add(t.data_ptr())
             res.append(t)
         return tuple(res) if self.out_tuple else res[0]
 
