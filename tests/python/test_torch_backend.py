@@ -59,6 +59,11 @@ class InPlace(nn.Module):
         h.mul_(x)
         y = h.clone()
         y[:, 4] = -1.0               # select + fill
+        rows = torch.tensor([2, 0])
+        y[rows] = y[rows] * 3 + 1    # index_put_ (distinct indices)
+        y.index_put_((torch.tensor([1, 1, 3]), torch.tensor([0, 0, 2])), torch.tensor(0.5),
+                     accumulate=True)   # duplicates add up
+        y[y > 4] = 4.0               # a mask assignment
         return y
 
 
@@ -206,8 +211,9 @@ def test_inplace_ops_match_eager_exactly():
         got = torch.compile(m, backend="frit")(x)
         e = ft.explain(m, x)
     assert torch.equal(got, want), (got, want)
-    assert "aten.slice_scatter.default" in e.compiled_ops or \
-        "aten.select_scatter.default" in e.compiled_ops, str(e)
+    assert "aten.slice_scatter.default" in e.compiled_ops, str(e)
+    assert "aten.index_put.default" in e.compiled_ops, str(e)
+    assert not e.fallbacks, str(e)   # (the mask assignment with a scalar becomes a where)
 
 
 def test_inplace_on_input_is_visible_to_caller():
@@ -379,7 +385,8 @@ def _zoo_more(x, i, e):
                 pool_in, 3, stride=2, padding=1), torch.nn.functional.avg_pool2d(pool_in, (2, 3)),
             torch.nn.functional.embedding(i, e), torch.index_select(e, 1, i[:2]),
             torch.remainder(x, 0.7), torch.remainder(-x, -1.3), torch.fmod(x, 0.7),
-            i & 5, i | 2, i ^ 3, ~i, torch.cumsum(x, dim=1), torch.cumsum(i, dim=0))
+            i & 5, i | 2, i ^ 3, ~i, torch.cumsum(x, dim=1), torch.cumsum(i, dim=0),
+            e[i[:3], torch.tensor([0, 2, -1])], e[i])
 
 
 ZOO = [
@@ -550,3 +557,17 @@ def test_outputs_are_distinct_tensors():
     _close(outs[0], x0 * 2 + 100)
     _close(outs[1], x0 * 2 + 100)
     _close(outs[2], x0 + 100)
+
+
+def test_out_of_range_index_raises_like_eager():
+    def f(e, i):
+        return torch.nn.functional.embedding(i, e) * 2
+
+    e = torch.randn(4, 3)
+    i = torch.tensor([0, 7])
+    with pytest.raises(IndexError):
+        f(e, i)
+    c = torch.compile(f, backend="frit")
+    _close(c(e, torch.tensor([0, 3])), f(e, torch.tensor([0, 3])))
+    with pytest.raises(IndexError):
+        c(e, i)

@@ -231,3 +231,31 @@ def _embedding(node, args, kwargs):
 def _index_select(node, args, kwargs):
     x, dim, idx = args
     return frit.take(x, idx, axis=_dim(dim, x.ndim))
+
+
+def _index_put_check(node):
+    idx = node.args[1]
+    if any(i is None for i in idx):
+        raise Unsupported("%s with slices between the index tensors" % node.target)
+    for i in idx:
+        if _val(i).dtype not in (torch.int64, torch.int32):
+            raise Unsupported("%s with %s indices (masks need their values to size the result)"
+                              % (node.target, str(_val(i).dtype).replace("torch.", "")))
+    if 0 in _val(node.args[0]).shape:
+        raise Unsupported("%s of an empty tensor" % node.target)
+
+
+@lower("aten.index_put.default", check=_index_put_check)
+def _index_put(node, args, kwargs):
+    """x[idx] = v (accumulate: x[idx] += v, duplicates adding up, as PyTorch); out-of-range
+    indices raise IndexError when the program runs. Duplicates without accumulate: PyTorch leaves
+    the winner undefined; frit keeps the last."""
+    x, idx, v = args[0], tuple(args[1]), cast(args[2], out_dtype(node))
+    acc = args[3] if len(args) > 3 else kwargs.get("accumulate", False)
+    return x.at[idx].add(v) if acc else x.at[idx].set(v)
+
+
+@lower("aten.index.Tensor", check=_index_put_check)
+def _index(node, args, kwargs):
+    """x[idx0, idx1, ...] with integer index tensors (numpy advanced indexing, as PyTorch)."""
+    return args[0][tuple(args[1])]
