@@ -193,8 +193,9 @@ def _div_mode_check(node):
     mode = node.kwargs.get("rounding_mode")
     if mode not in (None, "floor", "trunc"):
         raise Unsupported("rounding_mode %r" % mode)
-    if out_dtype(node) not in FLOATS:
-        raise Unsupported("integer division (division by zero raises in PyTorch)")
+    if out_dtype(node) not in FLOATS and not (mode == "floor" and _positive_scalar_divisor(node)):
+        raise Unsupported("integer division by a tensor or a non-positive number, or truncating "
+                          "(division by zero raises in PyTorch)")
 
 
 @lower("aten.div.Tensor_mode", "aten.div.Scalar_mode", check=_div_mode_check)
@@ -218,9 +219,17 @@ lower("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar", che
     _binary(lambda a, b, n, kw: frit.power(a, b)))
 
 
+def _positive_scalar_divisor(node):
+    b = node.args[1] if len(node.args) > 1 else None
+    return isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0
+
+
 def _float_result(node):
-    if out_dtype(node) not in FLOATS:
-        raise Unsupported("integer %s (division by zero raises in PyTorch)" % node.target)
+    # integers: only by a positive number (a tensor may hold 0, whose division raises in PyTorch,
+    # and INT_MIN / -1 overflows)
+    if out_dtype(node) not in FLOATS and not _positive_scalar_divisor(node):
+        raise Unsupported("integer %s by a tensor or a non-positive number (division by zero "
+                          "raises in PyTorch)" % node.target)
 
 
 lower("aten.remainder.Tensor", "aten.remainder.Scalar", check=_float_result)(
@@ -339,6 +348,31 @@ def _gelu_backward(node, args, kwargs):
     cdf = 0.5 * (1.0 + frit.erf(x * (1.0 / math.sqrt(2.0))))
     pdf = frit.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi))
     return g * (cdf + x * pdf)
+
+
+@lower("aten.hardtanh.default", check=_out_float)
+def _hardtanh(node, args, kwargs):
+    x = args[0]
+    lo = args[1] if len(args) > 1 else kwargs.get("min_val", -1.0)
+    hi = args[2] if len(args) > 2 else kwargs.get("max_val", 1.0)
+    return frit.minimum(frit.maximum(x, frit.full((), lo, x.dtype)), frit.full((), hi, x.dtype))
+
+
+@lower("aten.leaky_relu.default", check=_out_float)
+def _leaky_relu(node, args, kwargs):
+    x = args[0]
+    slope = args[1] if len(args) > 1 else kwargs.get("negative_slope", 0.01)
+    return frit.where(x > 0, x, x * slope)
+
+
+@lower("aten.elu.default", check=_out_float)
+def _elu(node, args, kwargs):
+    a = list(args) + [None] * 3
+    x = a[0]
+    alpha = 1.0 if a[1] is None else a[1]
+    scale = 1.0 if a[2] is None else a[2]
+    iscale = 1.0 if a[3] is None else a[3]
+    return frit.where(x > 0, x * scale, frit.expm1(x * iscale) * (alpha * scale))
 
 
 @lower("aten.threshold_backward.default")
@@ -532,82 +566,6 @@ def _arange(node, args, kwargs):
     return frit.arange(start, end, step, dtype=_fd(out_dtype(node)))
 
 
-# --- reductions
-
-@lower("aten.sum.dim_IntList", "aten.sum.default")
-def _sum(node, args, kwargs):
-    x = args[0]
-    dims = _dims(args[1] if len(args) > 1 else None, x.ndim)
-    keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-    return frit.sum(x, axis=dims, dtype=_fd(out_dtype(node)), keepdims=keep)
-
-
-@lower("aten.mean.dim", "aten.mean.default", check=_out_float)
-def _mean(node, args, kwargs):
-    x = cast(args[0], out_dtype(node))
-    dims = _dims(args[1] if len(args) > 1 else None, x.ndim)
-    keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-    return frit.mean(x, axis=dims, keepdims=keep)
-
-
-def _nonempty_reduce(node):
-    if 0 in _val(node.args[0]).shape:
-        raise Unsupported("max/min over an empty tensor (raises in PyTorch)")
-
-
-@lower("aten.amax.default", check=_nonempty_reduce)
-def _amax(node, args, kwargs):
-    x = args[0]
-    keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-    return frit.max(x, axis=_dims(args[1] if len(args) > 1 else None, x.ndim), keepdims=keep)
-
-
-@lower("aten.amin.default", check=_nonempty_reduce)
-def _amin(node, args, kwargs):
-    x = args[0]
-    keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-    return frit.min(x, axis=_dims(args[1] if len(args) > 1 else None, x.ndim), keepdims=keep)
-
-
-@lower("aten.cumsum.default")
-def _cumsum(node, args, kwargs):
-    x = cast(args[0], out_dtype(node))
-    return frit.cumsum(x, axis=_dim(args[1], x.ndim)) if x.ndim else x
-
-
-def _anyall(f):
-    def run(node, args, kwargs):
-        x = args[0]
-        dims = _dims(args[1] if len(args) > 1 else kwargs.get("dim"), x.ndim)
-        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-        return f(x, axis=dims, keepdims=keep)
-    return run
-
-
-lower("aten.any.dim", "aten.any.dims", "aten.any.default")(_anyall(frit.any))
-lower("aten.all.dim", "aten.all.dims", "aten.all.default")(_anyall(frit.all))
-
-
-def _var_parts(args, kwargs):
-    x = args[0]
-    dims = _dims(args[1] if len(args) > 1 else kwargs.get("dim"), x.ndim)
-    corr = kwargs.get("correction")
-    corr = 1 if corr is None else corr
-    keep = kwargs.get("keepdim", False)
-    mean = frit.mean(x, axis=dims, keepdims=True)
-    n = 1
-    for d in dims:
-        n *= x.shape[d]
-    ss = frit.sum(frit.square(x - mean), axis=dims, keepdims=keep)
-    var = ss / (n - corr) if n - corr > 0 else ss * float("nan") if n - corr < 0 else ss / 0.0
-    return var, (mean if keep else frit.reshape(mean, tuple(s for i, s in enumerate(x.shape)
-                                                              if i not in dims)))
-
-
-lower("aten.var.correction", check=_float_only)(lambda n, a, k: _var_parts(a, k)[0])
-lower("aten.var_mean.correction", check=_float_only)(lambda n, a, k: _var_parts(a, k))
-
-
 # ------------------------------------------------------------------ the support check
 
 HINTS = {
@@ -676,4 +634,4 @@ def mapped_ops():
     return sorted(LOWER)
 
 
-from . import _lower_nn  # noqa: E402,F401  (registers the contractions and nn ops in LOWER)
+from . import _lower_nn, _lower_reduce  # noqa: E402,F401  (register their ops in LOWER)
