@@ -575,3 +575,17 @@ def test_out_of_range_index_raises_like_eager():
     _close(c(e, torch.tensor([0, 3])), f(e, torch.tensor([0, 3])))
     with pytest.raises(IndexError):
         c(e, i)
+
+
+def test_nan_and_ties_as_pytorch():
+    def f(x):
+        return (x.max(dim=1), x.argmax(dim=1), x.argmin(dim=1), x.amax(1), x.min(dim=1),
+                torch.relu(x), torch.clamp(x, 0, 2), torch.maximum(x, x.flip(1)), x.sum(1))
+
+    nan = float("nan")
+    x = torch.tensor([[1., nan, 3., 3.], [2., 5., 5., -1.], [0., -0., 0., 4.]])
+    want = f(x)
+    got = torch.compile(f, backend="frit")(x)
+    flat = lambda o: [t for e in o for t in (e if isinstance(e, tuple) else (e,))]  # noqa: E731
+    for g, w in zip(flat(got), flat(want)):
+        torch.testing.assert_close(g, w, equal_nan=True, rtol=0, atol=0)
