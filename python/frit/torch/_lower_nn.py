@@ -91,7 +91,7 @@ def _bn_eval(node, args, kwargs):
         y = y * _bn_shape(x, w)
     if b is not None:
         y = y + _bn_shape(x, b)
-    return (y, frit.zeros((0,), x.dtype), frit.zeros((0,), x.dtype))
+    return (_C(y), frit.zeros((0,), x.dtype), frit.zeros((0,), x.dtype))
 
 
 def _bn_train_check(node):
