@@ -300,12 +300,20 @@ def test_integer_and_mixed_dtype_promotion():
 
 
 def test_dlpack_inputs_and_outputs_are_zero_copy():
+    """The conversions FritCluster uses: a tensor into a frit program and a frit result out of
+    it share memory (no copy) both ways; frit.from_dlpack too."""
+    from frit.torch import _backend as BK
     t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    assert BK._to_frit(t).__array_interface__["data"][0] == t.data_ptr()
     a = frit.from_dlpack(t)
     assert np.asarray(a).__array_interface__["data"][0] == t.data_ptr()
-    b = frit.asarray(np.ones((2, 3), np.float32)) * 2
-    tb = torch.from_dlpack(b)
+    b = frit.jit(lambda v: v * 2)(np.ones((2, 3), np.float32))
+    tb = BK._to_torch(b)
     assert tb.data_ptr() == np.asarray(b).__array_interface__["data"][0]
+    assert torch.equal(tb, torch.full((2, 3), 2.0))
+    # a transposed tensor crosses as a strided view (frit.jit copies it to C order itself)
+    v = BK._to_frit(t.t())
+    assert v.__array_interface__["data"][0] == t.data_ptr() and not v.flags.c_contiguous
 
 
 def test_explain_bad_input():

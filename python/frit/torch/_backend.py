@@ -89,9 +89,11 @@ _NP = {torch.float32: np.float32, torch.float64: np.float64, torch.int64: np.int
 
 
 def _to_frit(t):
-    """A torch CPU tensor as a frit array through DLPack (zero-copy: frit.from_dlpack views the
-    tensor's memory through numpy). frit.jit then copies a non-contiguous one to C order."""
-    return frit.from_dlpack(t.detach())
+    """A torch CPU tensor for a frit program, through DLPack: numpy's DLPack import (what
+    frit.from_dlpack does, without wrapping it in a frit Array, which frit.jit would unwrap again)
+    is a zero-copy view of the tensor's memory. frit.jit binds a C-contiguous view as it is and
+    copies a non-contiguous one to C order."""
+    return np.from_dlpack(t.detach())
 
 
 def _to_torch(a):
