@@ -337,8 +337,7 @@ def test_mapped_ops_listed_in_docs():
 
 def test_import_frit_registers_when_torch_already_imported():
     code = ("import sys, torch; import frit; assert 'frit.torch' in sys.modules; "
-            "from torch._dynamo.backends.registry import lookup_backend; lookup_backend('frit')\n"
-            "import subprocess\n")
+            "from torch._dynamo.backends.registry import lookup_backend; lookup_backend('frit')")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
     code2 = "import sys, frit; assert 'torch' not in sys.modules, 'import frit imported torch'"
