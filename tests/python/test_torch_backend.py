@@ -513,9 +513,10 @@ def test_casts():
     assert any("float to uint8" in why for _, why in e.fallbacks), str(e)
 
 
-def test_new_batch_sizes_recompile_or_fall_back_correctly():
-    """A second batch size makes Dynamo mark the dim dynamic: the symbolic-size nodes fall back
-    (correct, in PyTorch); with dynamic=False every size is a static graph frit compiles."""
+def test_new_batch_sizes_dynamic_graph_specialised_per_shape():
+    """A second batch size makes Dynamo recompile with a symbolic batch dim: frit specialises that
+    graph per concrete shape (retraced, then compiled like a static graph); with dynamic=False
+    Dynamo itself makes a static graph per size. Both match eager, forward and training."""
     m = _mlp().eval()
     reports = []
     from frit.torch import _backend as BK
@@ -528,11 +529,22 @@ def test_new_batch_sizes_recompile_or_fall_back_correctly():
                 x = torch.randn(b, 6)
                 _close(c(x), m(x))
                 _close(s(x), m(x))
+        m1, m2 = _mlp(), _mlp()
+        m2.load_state_dict(m1.state_dict())
+        c2 = torch.compile(m2, backend="frit")
+        for b in (4, 6, 9):
+            x = torch.randn(b, 6)
+            m1(x).square().sum().backward()
+            c2(x).square().sum().backward()
+        for p1, p2 in zip(m1.parameters(), m2.parameters()):
+            _close(p2.grad, p1.grad, rtol=1e-4, atol=1e-5)
     finally:
         BK._tls.reports = None
-    assert any("symbolic" in why for r in reports for _, why in r.fallbacks)
-    static = [r for r in reports if r.clusters]
-    assert len(static) >= 3   # the first default graph and one per size with dynamic=False
+    kinds = [r.kind for r in reports]
+    assert "inference, specialised" in kinds, kinds
+    assert "forward, specialised" in kinds and "backward, specialised" in kinds, kinds
+    assert all(r.clusters for r in reports), [(r.kind, r.fallbacks) for r in reports]
+    assert not [f for r in reports for f in r.fallbacks if "symbolic" in f[1]]
 
 
 def test_clusters_make_no_cycle_around_a_fallback():

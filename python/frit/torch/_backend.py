@@ -155,9 +155,47 @@ class FritCluster(torch.nn.Module):
         return tuple(res) if self.out_tuple else res[0]
 
 
+def _symbolic(gm):
+    """Whether the graph has symbolic sizes (Dynamo's dynamic shapes)."""
+    for n in gm.graph.nodes:
+        v = n.meta.get("val")
+        for t in LW._tensor_vals(v) if not isinstance(v, torch.SymInt) else [None]:
+            if t is None or any(not isinstance(d, int) for d in t.shape):
+                return True
+    return False
+
+
+class Specializing:
+    """A graph with symbolic sizes, run by frit per concrete signature: on a new signature the ATen
+    graph is retraced (make_fx) with the call's tensors, which fixes every size, and that static
+    graph goes through compile_graph. Past MAX_SPECIALISED signatures, PyTorch runs the graph."""
+
+    MAX_SPECIALISED = 8
+
+    def __init__(self, gm, kind):
+        self.gm = gm
+        self.kind = kind
+        self.cache = {}
+
+    def __call__(self, *args):
+        key = tuple((tuple(a.shape), a.dtype, a.stride()) if isinstance(a, torch.Tensor) else
+                    (type(a), a) for a in args)
+        fn = self.cache.get(key)
+        if fn is None:
+            if len(self.cache) >= self.MAX_SPECIALISED:
+                return self.gm(*args)
+            from torch.fx.experimental.proxy_tensor import make_fx
+            with torch.no_grad():
+                static = make_fx(self.gm, tracing_mode="fake")(*args)
+            fn = self.cache[key] = compile_graph(static, args, self.kind + ", specialised")
+        return fn(*args)
+
+
 def compile_graph(gm, example_inputs, kind="forward"):
     """The compiler aot_autograd calls per ATen graph: returns a callable (the graph module with
-    its frit clusters swapped in)."""
+    its frit clusters swapped in; for a graph with symbolic sizes, a Specializing)."""
+    if _symbolic(gm):
+        return Specializing(gm, kind)
     report = Report(kind)
     rec = _recorder()
     if rec is not None:
