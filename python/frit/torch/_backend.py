@@ -12,12 +12,12 @@ import frit
 from . import _lower as LW
 
 # Ops that alone are not worth a frit program (a cluster made only of these is left to PyTorch)
-_NON_COMPUTE = {"aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
+_NON_COMPUTE = {"aten.view.default", "aten._unsafe_view.default", "aten.view_copy.default",
                 "aten.permute.default", "aten.t.default", "aten.transpose.int",
                 "aten.expand.default", "aten.unsqueeze.default", "aten.squeeze.dim",
                 "aten.squeeze.dims", "aten.squeeze.default", "aten.slice.Tensor",
                 "aten.select.int", "aten.alias.default", "aten.clone.default",
-                "aten.detach.default", "aten.lift_fresh_copy.default", "getitem"}
+                "aten.lift_fresh_copy.default", "getitem"}
 
 
 class Report:

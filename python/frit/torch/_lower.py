@@ -422,7 +422,7 @@ def _to_copy_check(node):
 
 lower("aten._to_copy.default", check=_to_copy_check)(
     lambda n, a, k: cast(a[0], out_dtype(n)))
-for _name in ("clone", "alias", "lift_fresh_copy", "detach", "contiguous"):
+for _name in ("clone", "alias", "lift_fresh_copy"):
     lower("aten.%s.default" % _name)(lambda n, a, k: a[0])
 
 
@@ -433,8 +433,7 @@ def _copy(node, args, kwargs):
 
 # --- shapes and movement
 
-@lower("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
-       "aten.view_copy.default")
+@lower("aten.view.default", "aten._unsafe_view.default", "aten.view_copy.default")
 def _view(node, args, kwargs):
     return frit.reshape(args[0], _shape(node))
 
