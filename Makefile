@@ -178,9 +178,12 @@ fuzz-long: all $(BUILD)/tests/test_fuzz_simplify
 VENV ?= $(BUILD)/venv
 # pytest-xdist: the Python tests run in 2 worker processes (each with its own kernel cache dir)
 PYTEST_WORKERS ?= -n 2
+# PyTorch for frit.torch's tests (tests/python/requirements-torch.txt, --no-deps): the wheel and the
+# CUDA runtime libraries its import loads, without triton and the rest (see the file)
 pytest: all
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r tests/python/requirements.txt
+	$(VENV)/bin/python -m pip install -q --no-deps -r tests/python/requirements-torch.txt
 	FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 $(PYTEST_ARGS) tests/python
 	$(MAKE) pytest-specialise
 

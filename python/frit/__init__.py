@@ -49,3 +49,11 @@ from ._autodiff import custom_vjp  # noqa: E402,F401
 from ._config import __version__, show_config  # noqa: E402,F401
 from ._profile import profile, machine_limits  # noqa: E402,F401
 from ._import import import_stablehlo, import_onnx  # noqa: E402,F401
+
+import sys as _sys  # noqa: E402
+if "torch" in _sys.modules:  # register the torch.compile backend "frit"; never imports torch itself
+    try:
+        from . import torch as _frit_torch  # noqa: F401
+    except Exception:  # noqa: BLE001 (a torch too old or half imported: frit works without it)
+        pass
+del _sys
