@@ -4,7 +4,7 @@
 # make tsan       threaded tests under ThreadSanitizer
 # make demo       build and run the demo   make fuzz-long  the long differential fuzz
 # make fuzz-numpy the long numpy-oracle fuzz (FRIT_FUZZ_NUMPY_SECONDS, default 1800)
-# make fuzz-import  the long fuzz of the ONNX importer (fuzz-import-short: 30 s, in check)
+# make fuzz-import  the long fuzz of the StableHLO and ONNX importers (fuzz-import-short: 20 s each, in check)
 # make fashion-mnist  installs Debian's dataset-fashion-mnist (root) and trains the MLP and the CNN
 # make conformance  the public array API suite (docs/conformance.md; not in CI)
 # make install    headers, libfrit.so (versioned, with soname) and .a, the CLI, frit.pc under
@@ -229,13 +229,13 @@ onnx-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libprotobuf-c-dev \
 	   protobuf-c-compiler libonnx-testdata)
 
-# The ONNX importer's fuzzer (tests/fuzz/fuzz_onnx.c; tests/fuzz/run_fuzz_onnx.sh says how it is
-# built): a short pass in `check`, a long one (FUZZ_IMPORT_SECONDS, default 1800) on demand.
+# The importers' fuzzers (tests/fuzz/fuzz_stablehlo.c, fuzz_onnx.c; tests/fuzz/run_fuzz.sh says how
+# they are built): a short pass in `check`, a long one (FUZZ_IMPORT_SECONDS each, default 1800).
 FUZZ_IMPORT_SECONDS ?= 1800
 fuzz-import-short:
-	sh tests/fuzz/run_fuzz_onnx.sh 30
+	sh tests/fuzz/run_fuzz.sh 20
 fuzz-import:
-	sh tests/fuzz/run_fuzz_onnx.sh $(FUZZ_IMPORT_SECONDS)
+	sh tests/fuzz/run_fuzz.sh $(FUZZ_IMPORT_SECONDS)
 
 pytest-opencl: all opencl-driver
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
