@@ -42,9 +42,11 @@ frit_status ox_rnn(ox_cx *cx, const ox_node *n) {
   frit_tensor *x = ox_in(cx, n, 0), *w = ox_in(cx, n, 1), *rw = ox_in(cx, n, 2);
   if (!x || !w || !rw) return frit_last_status(c);
   if (frit_tensor_ndim(x) != 3 || r.H <= 0) return ox_fail(cx, n, "X must be 3-D and hidden_size positive");
+  if (frit_tensor_ndim(w) != 3 || frit_tensor_ndim(rw) != 3) return ox_fail(cx, n, "W and R must be 3-D");
   if (batch_first) x = frit_permute(c, x, (int[]){1, 0, 2});
   int64_t T = frit_tensor_dim_static(x, 0), B = frit_tensor_dim_static(x, 1), H = r.H;
   if (T < 0 || B < 0) return ox_fail(cx, n, "symbolic sequence or batch length");
+  if (T > 4096) return ox_fail(cx, n, "a sequence of %lld steps (it is unrolled: at most 4096)", (long long)T);
   if (ox_has_in(n, 4)) {
     const ox_const *sl = ox_in_const_opt(cx, n, 4);
     int64_t *lv = sl ? ox_const_ints(cx, sl) : NULL;
@@ -58,6 +60,7 @@ frit_status ox_rnn(ox_cx *cx, const ox_node *n) {
   if (ox_has_in(n, 3)) {
     frit_tensor *bias = ox_in(cx, n, 3);
     if (!bias) return frit_last_status(c);
+    if (frit_tensor_ndim(bias) != 2) return ox_fail(cx, n, "B must be 2-D");
     frit_tensor *b0 = dir0(cx, bias);
     int64_t b1[1] = {0}, e1[1] = {G * H}, e2[1] = {2 * G * H}, s1[1] = {1};
     wb = frit_slice(c, b0, b1, e1, s1);
@@ -68,6 +71,7 @@ frit_status ox_rnn(ox_cx *cx, const ox_node *n) {
   if (ox_has_in(n, 5)) {
     frit_tensor *h0 = ox_in(cx, n, 5);
     if (!h0) return frit_last_status(c);
+    if (frit_tensor_ndim(h0) != 3) return ox_fail(cx, n, "initial_h must be 3-D");
     h = batch_first ? frit_take(c, h0, frit_scalar_i(c, FRIT_I64, 0), 1) : dir0(cx, h0);
   } else {
     h = frit_zeros(c, frit_tensor_dtype(x), 2, (int64_t[]){B, H});
