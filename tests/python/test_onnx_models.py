@@ -257,3 +257,22 @@ def test_torch_transformer_encoder(tmp_path):
             return x + self.ff(self.n2(x))
 
     _torch_check(Block().eval(), torch.randn(2, 6, 16), tmp_path, tol=2e-4)
+
+
+def test_cli_import_onnx(tmp_path):
+    """frit import FILE.onnx --print: the signature (weights marked) and the nodes; --graph: the
+    frit graph; a broken file: exit status 2 with the reason."""
+    import subprocess
+    cli = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build", "frit")
+    m = _model([helper.make_node("MatMul", ["x", "w"], ["m"], name="mm"), helper.make_node("Tanh", ["m"], ["y"], name="act")],
+               [_vi("x", [2, 3])], [_vi("y", [2, 4])], dict(w=_w(3, 4)))
+    path = tmp_path / "m.onnx"
+    path.write_bytes(m.SerializeToString())
+    r = subprocess.run([cli, "import", str(path), "--print"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "input 0 x: f32[2, 3]" in r.stdout and "(weight)" in r.stdout and "MatMul" in r.stdout
+    r = subprocess.run([cli, "import", str(path), "--graph"], capture_output=True, text=True)
+    assert r.returncode == 0 and "tanh" in r.stdout.lower()
+    path.write_bytes(m.SerializeToString()[:20])
+    r = subprocess.run([cli, "import", str(path)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip()

@@ -309,6 +309,8 @@ frit_status ox_scatter_nd(ox_cx *cx, const ox_node *n) {
   int64_t dims[FRIT_MAX_DIMS], strides[FRIT_MAX_DIMS], k = ni ? frit_tensor_dim_static(idx, ni - 1) : -1;
   if (!strides_of(cx, n, x, dims, strides)) return frit_last_status(c);
   if (k < 1 || k > nd) return ox_fail(cx, n, "bad index depth %lld", (long long)k);
+  for (int d = 0; d < nd; d++)
+    if (dims[d] == 0) return ox_set_out(cx, n, 0, x); /* no elements: nothing to update (and zero strides) */
   int64_t rows = 1, rdims[FRIT_MAX_DIMS], rstr[FRIT_MAX_DIMS];
   for (int d = 0; d < k; d++) rows *= dims[d];
   rdims[0] = rows;
