@@ -75,10 +75,16 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, in
       nred++;
     }
   }
+  /* the reductions' own loads decide: a bias read along j in the epilogue says nothing of B, whose
+   * packed panel index (a division by the panel) must still be simplified, or the jl loop does
+   * not vectorise (x @ w + b ran 8x slower than x @ w) */
+  bool along = false;
+  for (size_t k = 0; k < n && ok && !along; k++)
+    if (nodes[k]->op == FRIT_OP_REDUCE) along = loads_along(nodes[k]->src[0], j);
   free(nodes);
   free(di);
   free(dj);
-  *contiguous_out = ok && red && loads_along(st, j);
+  *contiguous_out = ok && red && along;
   *nred_out = nred;
   return ok && red;
 }
@@ -205,11 +211,8 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   if (clamp && epi && (st->src[0]->op != FRIT_OP_INDEX || !(st = gate_store(ctx, st, row, cint(ctx, dt, M)))))
     return ctx->status == FRIT_OK ? ast : NULL;
   /* B packed in panels of JV*L columns (tensor/linalg.c) is read at (j / (JV*L), k, j % (JV*L)):
-   * with j as above that simplifies to consecutive jl. Simplified also when another load (a bias
-   * in the epilogue) already reads along j: left as a division, the panel index kept the jl loop
-   * from vectorising (x @ w + b ran 8x slower than x @ w). */
-  if (!(st = frit_simplify(ctx, st))) return NULL;
-  if (!contiguous && !loads_along(st, jl)) return ast;
+   * with j as above that simplifies to consecutive jl */
+  if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jl))) return st ? ast : NULL;
   frit_uop *es[24];
   int w = 0;
   es[w++] = st;
