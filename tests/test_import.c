@@ -63,15 +63,21 @@ static int run_model(frit_ctx *ctx, frit_model *m, void *const *ins, void *const
   return !p || frit_program_run(p, bufs, outs, NULL, 0);
 }
 
-static void test_mlp(void) {
-  frit_ctx *ctx = frit_ctx_new();
-  frit_model *m = frit_import_stablehlo(ctx, MLP, strlen(MLP));
+/* The module imported, or NULL with the error printed, a failed check counted and ctx freed. */
+static frit_model *import_or_report(frit_ctx *ctx, const char *text) {
+  frit_model *m = frit_import_stablehlo(ctx, text, strlen(text));
   CHECK(m != NULL);
   if (!m) {
     fprintf(stderr, "%s\n", frit_error(ctx));
     frit_ctx_free(ctx);
-    return;
   }
+  return m;
+}
+
+static void test_mlp(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  frit_model *m = import_or_report(ctx, MLP);
+  if (!m) return;
   CHECK_EQ_INT(frit_model_num_inputs(m), 3);
   CHECK_EQ_INT(frit_model_num_weights(m), 0);
   CHECK_EQ_INT(frit_model_num_outputs(m), 1);
@@ -96,13 +102,8 @@ static void test_mlp(void) {
 
 static void test_generic_while_and_weight(void) {
   frit_ctx *ctx = frit_ctx_new();
-  frit_model *m = frit_import_stablehlo(ctx, LOOP, strlen(LOOP));
-  CHECK(m != NULL);
-  if (!m) {
-    fprintf(stderr, "%s\n", frit_error(ctx));
-    frit_ctx_free(ctx);
-    return;
-  }
+  frit_model *m = import_or_report(ctx, LOOP);
+  if (!m) return;
   CHECK_EQ_INT(frit_model_num_inputs(m), 3);
   CHECK_EQ_INT(frit_model_num_weights(m), 1);
   CHECK(frit_model_weight_data(m, 0) == NULL && frit_model_weight_data(m, 2) != NULL);

@@ -9,24 +9,14 @@
 #include <stdlib.h>
 
 #include "frit.h"
+#include "fuzz_model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   frit_ctx *ctx = frit_ctx_new();
   if (!ctx) return 0;
   frit_model *m = frit_import_stablehlo(ctx, (const char *)data, size);
-  if (m) {
-    int nin = frit_model_num_inputs(m), nout = frit_model_num_outputs(m);
-    frit_tensor **args = calloc((size_t)nin + 1, sizeof *args), **outs = calloc((size_t)nout + 1, sizeof *outs);
-    FILE *devnull = fopen("/dev/null", "w");
-    if (devnull) {
-      frit_model_print(ctx, m, devnull);
-      fclose(devnull);
-    }
-    if (args && outs && frit_model_inputs(ctx, m, args) == FRIT_OK) (void)frit_model_call(ctx, m, args, nin, outs);
-    free(args);
-    free(outs);
-  }
+  if (m) fuzz_model(ctx, m);
   frit_ctx_free(ctx);
   return 0;
 }
