@@ -29,7 +29,9 @@ VERSION_MAJOR := $(call version_part,MAJOR)
 VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 SONAME := libfrit.so.$(VERSION_MAJOR)
 
-LIB_SRCS := $(sort $(filter-out src/cli/% $(if $(HAVE_PROTOBUF_C),,src/import/onnx/%),$(wildcard src/*/*.c src/*/*/*.c)))
+# with protobuf-c the importer (onnx/) is built, without it the stub that says how to get it
+# (chosen by source, not by a flag, so that a build made before protobuf-c was installed relinks)
+LIB_SRCS := $(sort $(filter-out src/cli/% $(if $(HAVE_PROTOBUF_C),src/import/onnx_none.c,src/import/onnx/%),$(wildcard src/*/*.c src/*/*/*.c)))
 ONNX_GEN := $(BUILD)/gen/onnx/onnx_subset.pb-c
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 RULES := $(sort $(wildcard src/*/*.rules))
@@ -67,7 +69,6 @@ $(ONNX_GEN).o: $(ONNX_GEN).c
 $(BUILD)/obj/src/import/onnx/%.o: src/import/onnx/%.c $(ONNX_GEN).h | $(RULE_INCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -I$(BUILD)/gen/onnx -c $< -o $@
-$(BUILD)/obj/src/import/onnx_none.o: CFLAGS_ALL += $(if $(HAVE_PROTOBUF_C),-DFRIT_HAVE_ONNX)
 
 $(BUILD)/libfrit.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^

@@ -1,6 +1,6 @@
-/* frit_import_onnx when frit is built without protobuf-c: the entry points exist (the ABI does not
- * depend on the build) and say what to install. The importer itself is in onnx/. */
-#ifndef FRIT_HAVE_ONNX
+/* frit_import_onnx when frit is built without protobuf-c (the Makefile then builds this file
+ * instead of onnx/): the entry points exist (the ABI does not depend on the build) and say what to
+ * install. */
 #include "frit.h"
 #include "ir/uop.h"
 
@@ -19,7 +19,3 @@ frit_model *frit_import_onnx_file(frit_ctx *ctx, const char *path) {
   (void)path;
   return no_onnx(ctx);
 }
-#else
-/* ISO C forbids an empty translation unit. */
-typedef int frit_onnx_none_unused;
-#endif
