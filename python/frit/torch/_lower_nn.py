@@ -37,13 +37,19 @@ def _addmm(node, args, kwargs):
     return y + (bias if beta == 1 else bias * beta)
 
 
-def _conv_check(node):
-    _float_only(node)
-    a = node.args
-    if len(_val(a[0]).shape) != 4:
-        raise Unsupported("convolution of rank %d input (2-d convolutions only)" % len(_val(a[0]).shape))
-    if a[6]:
-        raise Unsupported("transposed convolution")
+def _conv_checker(input_arg, transposed_arg):
+    """The check of a convolution node whose input and `transposed` flag are those arguments."""
+    def check(node):
+        _float_only(node)
+        a = node.args
+        if len(_val(a[input_arg]).shape) != 4:
+            raise Unsupported("convolution of rank %d input (2-d convolutions only)" % len(_val(a[input_arg]).shape))
+        if a[transposed_arg]:
+            raise Unsupported("transposed convolution")
+    return check
+
+
+_conv_check = _conv_checker(0, 6)
 
 
 @lower("aten.convolution.default", check=_conv_check)
@@ -53,13 +59,7 @@ def _convolution(node, args, kwargs):
                           dilation=tuple(dilation), groups=groups))
 
 
-def _conv_bw_check(node):
-    _float_only(node)
-    a = node.args
-    if len(_val(a[1]).shape) != 4:
-        raise Unsupported("convolution of rank %d input (2-d convolutions only)" % len(_val(a[1]).shape))
-    if a[7]:
-        raise Unsupported("transposed convolution")
+_conv_bw_check = _conv_checker(1, 7)  # convolution_backward(grad_output, input, weight, ..., transposed, ...)
 
 
 @lower("aten.convolution_backward.default", check=_conv_bw_check)
