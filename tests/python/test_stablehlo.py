@@ -403,3 +403,13 @@ def test_max_pool_gradient_select_and_scatter():
         return jnp.sum(y * jnp.arange(y.size, dtype=jnp.float32).reshape(y.shape))
 
     check(jax.grad(f), [x], rtol=1e-5)
+
+
+def test_complex_literal_arrays_are_refused():
+    """Weights hold real storage: a complex literal array is an error, not wrong imaginary parts."""
+    text = ("func.func @main(%a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {\n"
+            "  %c = stablehlo.constant dense<[(1.0, 2.0), (3.0, -4.0)]> : tensor<2xcomplex<f32>>\n"
+            "  %0 = stablehlo.add %a, %c : tensor<2xcomplex<f32>>\n"
+            "  return %0 : tensor<2xcomplex<f32>>\n}\n")
+    with pytest.raises(frit.FritError, match="line 2, column 3: complex literal arrays"):
+        frit.import_stablehlo(text)

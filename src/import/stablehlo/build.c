@@ -122,7 +122,7 @@ frit_tensor *shlo_binop(frit_ctx *ctx, const char *name, frit_tensor *a, frit_te
   if (!strcmp(n, "subtract")) return ti_alu2(ctx, FRIT_OP_SUB, a, c);
   if (!strcmp(n, "multiply")) return frit_dtype_is_bool(dt) ? ti_alu2(ctx, FRIT_OP_AND, a, c) : ti_alu2(ctx, FRIT_OP_MUL, a, c);
   if (!strcmp(n, "divide")) {
-    if (!isint) return ti_alu2(ctx, frit_dtype_is_complex(dt) ? FRIT_OP_FDIV : FRIT_OP_FDIV, a, c);
+    if (!isint) return ti_alu2(ctx, FRIT_OP_FDIV, a, c);
     /* x / 0 is -1 (all ones) in StableHLO; C traps: divide by a safe 1 and patch */
     frit_tensor *zero = frit_binary_t(ctx, FRIT_BF_EQ, c, frit_scalar_i(ctx, dt, 0));
     frit_tensor *safe = frit_where(ctx, zero, frit_scalar_i(ctx, dt, 1), c);

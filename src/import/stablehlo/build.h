@@ -52,6 +52,17 @@ frit_tensor *shlo_binop(frit_ctx *ctx, const char *name, frit_tensor *a, frit_te
 /* Product of the dims of axes [lo, hi) of x (an i64 node). */
 frit_uop *shlo_dim_prod(frit_ctx *ctx, const frit_tensor *x, const int *axes, int n);
 
+/* A padded with value (a 0-d tensor): edges lo/hi (negative crops) and interior zeros. */
+frit_tensor *shlo_pad_value(frit_ctx *ctx, frit_tensor *x, frit_tensor *value, const int64_t *lo,
+                            const int64_t *hi, const int64_t *interior);
+/* A dense literal's element count, and its values in C-order storage of its dtype (malloc'd). */
+int64_t shlo_dense_count(const shlo_attr *a, frit_dtype dt);
+void *shlo_dense_storage(const shlo_attr *a, int64_t count);
+/* Whether the op table has a handler for this op name. */
+int shlo_op_known(const char *name);
+/* Builds impl's main function on args (its inputs, then the weights). */
+frit_status shlo_call_main(frit_ctx *ctx, shlo_impl *impl, frit_tensor *const *args, frit_tensor **outs);
+
 /* build_ops.c */
 frit_status shlo_dot_general(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);
 frit_status shlo_convolution(B *b, const shlo_op *op, frit_tensor **env, frit_tensor **in, frit_tensor **out);

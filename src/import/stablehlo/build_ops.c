@@ -7,9 +7,6 @@
 #include "ir/uop.h"
 #include "tensor/tensor_internal.h"
 
-frit_tensor *shlo_pad_value(frit_ctx *ctx, frit_tensor *x, frit_tensor *value, const int64_t *lo,
-                            const int64_t *hi, const int64_t *interior);
-
 static shlo_attr *attr2(const shlo_op *op, const char *a, const char *b) {
   shlo_attr *r = shlo_attr_get(op, a);
   return r ? r : b ? shlo_attr_get(op, b) : NULL;
@@ -708,20 +705,18 @@ frit_status shlo_dynamic_update_slice(B *b, const shlo_op *op, frit_tensor **env
   frit_tensor *pos[FRIT_MAX_DIMS];
   if (r && frit_indices(ctx, r, udims, pos)) return shlo_wrap(b, op);
   frit_tensor *lin = frit_scalar_i(ctx, FRIT_I64, 0);
-  int64_t stride = 1, total = 1;
+  int64_t stride = 1;
   for (int d = r - 1; d >= 0; d--) {
     int64_t n = frit_tensor_dim_static(x, d);
     frit_tensor *c = frit_binary_t(ctx, FRIT_BF_ADD, pos[d], start_of(ctx, in[2 + d], n, ud[d]));
     lin = frit_binary_t(ctx, FRIT_BF_ADD, lin, frit_binary_t(ctx, FRIT_BF_MUL, c, frit_scalar_i(ctx, FRIT_I64, stride)));
     stride *= n;
-    total *= n;
   }
   int64_t flat = -1, xd[FRIT_MAX_DIMS];
   for (int d = 0; d < r; d++) xd[d] = frit_tensor_dim_static(x, d);
   frit_tensor *res = frit_scatter(ctx, frit_reshape(ctx, x, 1, &flat), frit_reshape(ctx, lin, 1, &flat),
                                   frit_reshape(ctx, u, 1, &flat), FRIT_ATOMIC_XCHG);
   out[0] = frit_reshape(ctx, res, r, xd);
-  (void)total;
   SHLO_CHECK(b, op, out[0]);
   return FRIT_OK;
 }

@@ -726,7 +726,6 @@ static shlo_attr *parse_value(P *p) {
 /* ---------------------------------------------------------------- ops and regions */
 typedef struct op_build {
   vec opnd, keys, vals, words, regions, pending;
-  int ninit;
 } op_build;
 
 static shlo_region *parse_region(P *p, const char *const *arg_names, const shlo_type *arg_types, int nargs);

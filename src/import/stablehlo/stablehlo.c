@@ -7,10 +7,6 @@
 #include "import/stablehlo/build.h"
 #include "ir/uop.h"
 
-frit_status shlo_call_main(frit_ctx *ctx, shlo_impl *impl, frit_tensor *const *args, frit_tensor **outs);
-void *shlo_dense_storage(const shlo_attr *a, int64_t count);
-int64_t shlo_dense_count(const shlo_attr *a, frit_dtype dt);
-int shlo_op_known(const char *name);
 
 static void impl_destroy(void *p) {
   shlo_impl *impl = p;
@@ -113,6 +109,9 @@ static frit_status collect_weights(frit_ctx *ctx, shlo_region *r, weight_list *w
     for (int d = 0; d < v->type.ndim; d++) count *= v->type.dims[d];
     int64_t have = shlo_dense_count(v, v->type.dt);
     if (have == 1 || count <= 1) continue; /* a splat */
+    if (frit_dtype_is_complex(v->type.dt)) /* the weights' storage holds real values only */
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "stablehlo: line %d, column %d: complex literal arrays (%s) are not "
+                            "supported (complex splats are)", op->line, op->col, v->type.text);
     if (have != count)
       return frit_set_error(ctx, FRIT_ERR_PARSE, "stablehlo: line %d, column %d: literal of %lld values for %s", op->line,
                             op->col, (long long)have, v->type.text);
