@@ -82,15 +82,20 @@ def _bn_shape(x, v):
     return frit.reshape(v, (1, -1) + (1,) * (x.ndim - 2))
 
 
-@lower("aten._native_batch_norm_legit_no_training.default", check=_float_only)
-def _bn_eval(node, args, kwargs):
-    x, w, b, rm, rv, _momentum, eps = args
-    inv = frit.rsqrt(rv + eps)
-    y = (x - _bn_shape(x, rm)) * _bn_shape(x, inv)
+def _bn_apply(x, mean, rstd, w, b):
+    """(x - mean) * rstd, then the optional scale and shift, per channel (axis 1)."""
+    y = (x - _bn_shape(x, mean)) * _bn_shape(x, rstd)
     if w is not None:
         y = y * _bn_shape(x, w)
     if b is not None:
         y = y + _bn_shape(x, b)
+    return y
+
+
+@lower("aten._native_batch_norm_legit_no_training.default", check=_float_only)
+def _bn_eval(node, args, kwargs):
+    x, w, b, rm, rv, _momentum, eps = args
+    y = _bn_apply(x, rm, frit.rsqrt(rv + eps), w, b)
     # materialised: fused into the next layer's contraction it was recomputed per output (the
     # bench's CNN forward ran 30% slower)
     return (_C(y), frit.zeros((0,), x.dtype), frit.zeros((0,), x.dtype))
@@ -112,11 +117,7 @@ def _bn_train(node, args, kwargs):
     mean = frit.mean(x, axis=axes)
     var = frit.mean(frit.square(x - _bn_shape(x, mean)), axis=axes)
     rstd = frit.rsqrt(var + eps)
-    y = (x - _bn_shape(x, mean)) * _bn_shape(x, rstd)
-    if w is not None:
-        y = y * _bn_shape(x, w)
-    if b is not None:
-        y = y + _bn_shape(x, b)
+    y = _bn_apply(x, mean, rstd, w, b)
     unbiased = var * (n / (n - 1)) if n > 1 else var * float("nan")
     new_rm = (1 - momentum) * rm + momentum * mean
     new_rv = (1 - momentum) * rv + momentum * cast(unbiased, out_dtype(node, 4))
