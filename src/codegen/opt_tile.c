@@ -77,7 +77,7 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, in
   }
   /* the reductions' own loads decide: a bias read along j in the epilogue says nothing of B, whose
    * packed panel index (a division by the panel) must still be simplified, or the jl loop does
-   * not vectorise (x @ w + b ran 8x slower than x @ w) */
+   * not vectorise (x @ w + b ran 10x slower than x @ w) */
   bool along = false;
   for (size_t k = 0; k < n && ok && !along; k++)
     if (nodes[k]->op == FRIT_OP_REDUCE) along = loads_along(nodes[k]->src[0], j);

@@ -295,8 +295,8 @@ static frit_status bound_recompute(frit_ctx *ctx, sched_graph *g) {
 
 /* Rule 6: a reduction read through a permute that moves its last axis ((a @ b).T, jax's
  * transposed weight gradients) is materialised. Fused, the kernel would store along a strided
- * axis and lose its register tiling (4 GFLOP/s instead of 150 on a 256x784 product); apart,
- * the permute is one copy. */
+ * axis and lose its register tiling (jax's MLP training step, imported: 25.5 ms fused, 1.7 ms
+ * with this rule); apart, the permute is one copy. */
 static void realize_transposed_reductions(sched_graph *g) {
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
