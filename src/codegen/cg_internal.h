@@ -70,6 +70,10 @@ int cg_param_count(frit_uop *const *nodes, size_t n);
  * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
 frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
 
+/* Adjacent loops that every index walks as one become one loop (opt_collapse.c), host kernels
+ * only, before the axis choices. Returns the AST unchanged when nothing merges; NULL on error. */
+frit_uop *cg_collapse(frit_ctx *ctx, frit_uop *ast);
+
 /* Unrolling of small static loops (opt_unroll.c): REDUCEs over at most 8 elements become fold
  * chains, small output axes whose values hold reductions become one store per element. */
 frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);

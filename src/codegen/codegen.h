@@ -68,6 +68,7 @@ typedef struct frit_cg_choices {
   int unroll;     /* small static ranges unrolled (opt_unroll.c): 0 yes, -1 no */
   int regacc;     /* reductions kept in register accumulators (opt_regacc.c): 0 yes, -1 no */
   int threads;    /* the launch: 0 the program's threads, 1 the calling thread alone */
+  int collapse;   /* adjacent loops walked as one merged (opt_collapse.c): 0 yes, -1 no */
 } frit_cg_choices;
 /* "tile=0 rows=6 vecs=2 block=0 unroll=0 regacc=0 threads=0"; the fields that differ from zero
  * only, or "default". Parse accepts that form (any order, missing fields 0); false on bad text. */

@@ -79,6 +79,7 @@ frit_uop *cg_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_d
   static const frit_cg_choices heuristics;
   if (!ch) ch = &heuristics;
   if (before_flatten) *before_flatten = NULL;
+  if (ast && dialect == FRIT_DIALECT_C && ch->collapse >= 0 && !getenv("FRIT_NO_COLLAPSE")) ast = cg_collapse(ctx, ast);
   if (!ast) return NULL;
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(ast, &n);
@@ -226,7 +227,8 @@ static const struct {
                     {"vecs", offsetof(frit_cg_choices, tile_vecs)},   {"block", offsetof(frit_cg_choices, tile_block)},
                     {"order", offsetof(frit_cg_choices, tile_order)},
                     {"unroll", offsetof(frit_cg_choices, unroll)},    {"regacc", offsetof(frit_cg_choices, regacc)},
-                    {"threads", offsetof(frit_cg_choices, threads)}};
+                    {"threads", offsetof(frit_cg_choices, threads)},
+                    {"collapse", offsetof(frit_cg_choices, collapse)}};
 enum { NCHOICE_FIELDS = sizeof choice_field / sizeof choice_field[0] };
 
 void frit_cg_choices_format(const frit_cg_choices *c, char *buf, size_t cap) {
