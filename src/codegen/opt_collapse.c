@@ -29,9 +29,10 @@ static bool always_adjacent(frit_uop *const *nodes, size_t n, const frit_uop *a,
 }
 
 /* The index with a and b replaced by r; NULL with *ok false when it reads them otherwise than
- * ca*a + cb*b with ca == cb*eb (the caller then leaves the pair alone). */
+ * ca*a + cb*b with ca == cb*eb, or with a or b of one iteration (always 0); the caller then
+ * leaves the pair alone. */
 static frit_uop *merged_index(frit_ctx *ctx, frit_uop *ix, const frit_uop *a, const frit_uop *b, frit_uop *r,
-                              int64_t eb, bool *ok) {
+                              int64_t ea, int64_t eb, bool *ok) {
   frit_lin L;
   if (!frit_lin_flatten(ix, &L)) return *ok = false, NULL;
   int ia = -1, ib = -1;
@@ -40,11 +41,15 @@ static frit_uop *merged_index(frit_ctx *ctx, frit_uop *ix, const frit_uop *a, co
     if (L.t[i].v == b) ib = i;
   }
   if (ia < 0 && ib < 0) return ix;
-  if (ia < 0 || ib < 0 || L.t[ia].c != L.t[ib].c * eb) return *ok = false, NULL;
-  int64_t cb = L.t[ib].c;
-  L.t[ia].c = L.t[ib].c = 0;
+  int64_t ca = ia < 0 ? 0 : L.t[ia].c, cb = ib < 0 ? 0 : L.t[ib].c, c;
+  if (ea == 1) c = cb; /* a is always 0: whatever it multiplies */
+  else if (eb == 1) c = ca;
+  else if (ca == cb * eb && cb != 0) c = cb;
+  else return *ok = false, NULL;
+  if (ia >= 0) L.t[ia].c = 0;
+  if (ib >= 0) L.t[ib].c = 0;
   frit_lin_normalize(&L);
-  if (!frit_lin_add(&L, r, cb)) return *ok = false, NULL;
+  if (c != 0 && !frit_lin_add(&L, r, c)) return *ok = false, NULL;
   frit_lin_normalize(&L);
   return frit_lin_build(ctx, &L);
 }
@@ -76,7 +81,7 @@ static frit_uop *merge_pair(frit_ctx *ctx, frit_uop *ast, frit_uop *const *nodes
     }
     bool index_ok = true;
     if (u->op == FRIT_OP_INDEX && ns >= 2 && frit_dtype_kind(s[1]->dtype) == FRIT_I64)
-      index_ok = (s[1] = merged_index(ctx, s[1], a, b, r, eb, ok)) != NULL;
+      index_ok = (s[1] = merged_index(ctx, s[1], a, b, r, const_extent(a), eb, ok)) != NULL;
     frit_uop *nu = index_ok ? frit_uop_replace_src(ctx, u, s, ns) : NULL;
     if (s != src) free(s);
     if (!nu) goto done;
