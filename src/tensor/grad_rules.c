@@ -290,7 +290,9 @@ static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tenso
   a = reshape_to(ctx, frit_contiguous(ctx, a), 4, a4);
   /* g materialised, padded: the product reads it once per tap row */
   frit_tensor *b = ti_cast(ctx, g, cdt);
-  if (b && owp != ow) b = ti_pad_axis(ctx, b, 3, ti_dim(ctx, 0), ti_dim(ctx, owp - ow));
+  /* a g that is a view (max-pool's backward: windows reshaped) is realized before the padding,
+   * whose gate the simplifier cannot use to drop the view's div/mod */
+  if (b && owp != ow) b = ti_pad_axis(ctx, frit_contiguous(ctx, b), 3, ti_dim(ctx, 0), ti_dim(ctx, owp - ow));
   b = b ? reshape_to(ctx, frit_contiguous(ctx, b), 4, b4) : NULL;
   bool mask[FRIT_MAX_DIMS] = {false, false, true};
   frit_tensor *p = a && b ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, b) : NULL;

@@ -293,11 +293,30 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   int64_t before[1] = {0}, after[1] = {op - o}, w2[2] = {k, op}, w5[5] = {1, 1, 1, k, op};
   wt = pad_i(ctx, wt, 3, 1, before, after);
   wt = wt ? reshape_i(ctx, frit_contiguous(ctx, reshape_i(ctx, wt, 0, 2, w2)), 0, 5, w5) : NULL;
-  frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, wt);
   bool mask[FRIT_MAX_DIMS] = {false};
-  mask[3] = true;
-  /* realized with the zero columns: a shrink before that would reach into the product's loop */
-  frit_tensor *r = frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask), dt));
+  frit_tensor *r;
+  /* a long reduction (a weight gradient: k is the batch times a feature map) in chunks of whole
+   * channels, each chunk's partial product realized, then summed: one pass streamed all of w
+   * (k x O, megabytes) again for every tile of rows; a chunk of w stays in cache */
+  int64_t kb = c, kc = 1;
+  while (kb % 2 == 0 && kb * kh * kw > 2048) kb /= 2;
+  kc = c / kb;
+  if (k >= 8192 && kc >= 2 && a && wt) {
+    int64_t a6[6] = {n * g->o[0] * g->o[1], 1, 1, kc, kb * kh * kw, 1}, w6[6] = {1, 1, 1, kc, kb * kh * kw, op};
+    int pa[6] = {3, 0, 1, 2, 4, 5};
+    frit_tensor *a3 = frit_permute(ctx, reshape_i(ctx, a, 0, 6, a6), pa);       /* (KC, M, 1, 1, KB, 1) */
+    frit_tensor *w3 = frit_permute(ctx, reshape_i(ctx, wt, 0, 6, w6), pa);      /* (KC, 1, 1, 1, KB, OP) */
+    mask[4] = true;
+    frit_tensor *part = frit_contiguous(ctx, tc_sum_keep(ctx, tc_bin(ctx, "conv2d", FRIT_OP_MUL, a3, w3), mask));
+    bool first[FRIT_MAX_DIMS] = {true};
+    int64_t nhwo[4] = {n, g->o[0], g->o[1], op};
+    r = frit_contiguous(ctx, reshape_i(ctx, ti_cast(ctx, tc_sum_keep(ctx, part, first), dt), 0, 4, nhwo));
+  } else {
+    frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, wt);
+    mask[3] = true;
+    /* realized with the zero columns: a shrink before that would reach into the product's loop */
+    r = frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask), dt));
+  }
   if (r && op != o) r = ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, o)); /* (N, OH, OW, O) */
   return r ? frit_permute(ctx, r, pout) : NULL;
 }
