@@ -276,11 +276,13 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   int64_t n = frit_dim_value(sx->dims[0]), c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
   int64_t m = n * g->o[0] * g->o[1], k = c * kh * kw, op = (o + 15) / 16 * 16;
-  /* the tiler's row blocks need M divisible by 4; small problems, and a short reduction (conv1
-   * of a CNN: one channel, 25 taps, where the patches cost more than the product), are cheaper in
-   * one direct kernel; patches over 64 MiB (the bench's 32x64x56^2 3x3 conv) stream more than
-   * conv_as_gemm; O is padded by at most 2x + 8 */
-  if (n < 1 || m % 4 || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
+  /* the tiler's row blocks need M divisible by 4, except for a long reduction (a weight
+   * gradient, chunked below: its direct loop nest reduces rows of a feature map without vectors);
+   * small problems, and a short reduction (conv1 of a CNN: one channel, 25 taps, where the
+   * patches cost more than the product), are cheaper in one direct kernel; patches over 64 MiB
+   * (the bench's 32x64x56^2 3x3 conv) stream more than conv_as_gemm; O is padded by at most
+   * 2x + 8 */
+  if (n < 1 || (m % 4 && k < 8192) || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
     return NULL;
   /* the padded input materialised (small) keeps the patch copy's loads ungated */
   frit_tensor *xw = windows(ctx, padded_input(ctx, x, cdt, g, true), 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
