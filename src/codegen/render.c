@@ -469,6 +469,10 @@ bool cg_render_cast(frit_ctx *ctx, cg_str *o, frit_scalar_kind from, frit_scalar
     if (to == FRIT_F16 || to == FRIT_BF16) {
       bool sgn = cg_kind_signed(from) || from == FRIT_BOOL;
       cg_printf(o, "frit_%s2%s((%s)%s)", sgn ? "i" : "u", to == FRIT_F16 ? "h" : "b", sgn ? "int64_t" : "uint64_t", a);
+    } else if (from == FRIT_BOOL && cg_kind_float(to)) {
+      /* through int32: gcc's vectoriser takes a compare's 0/1 as a 1-bit type, whose conversion
+       * to float it does not vectorise (a max pool's tie count kept its loop scalar: 10x) */
+      cg_printf(o, "((%s)(int32_t)%s)", T, a);
     } else {
       cg_printf(o, "((%s)%s)", T, a); /* int->int wraps (GCC: modulo); int->f32/f64 rounds once */
     }

@@ -314,9 +314,9 @@ static frit_tensor *conv_grad_x_col2im(frit_ctx *ctx, frit_tensor *g, frit_tenso
       gx = !gx ? t : t ? ti_alu2(ctx, FRIT_OP_ADD, gx, t) : NULL;
       if (!t) return NULL;
     }
-  /* realized: a consumer that reads each element several times (max-pool's backward) would
-   * otherwise redo the KH*KW gathers each time */
-  return gx ? frit_contiguous(ctx, ti_cast(ctx, gx, dt)) : NULL;
+  /* realized by the caller once cut to x's size: a consumer that reads each element several
+   * times (max-pool's backward) would otherwise redo the KH*KW gathers each time */
+  return gx ? ti_cast(ctx, gx, dt) : NULL;
 }
 
 static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
@@ -331,6 +331,7 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
   /* the gradient in padded coordinates, [0, (O-1)s + 1 + d(K-1)), then x's part of it:
    * [pad, pad + H), zeros past the last row a window reached */
   frit_tensor *gx = conv_grad_x_col2im(ctx, g, w, st, dl);
+  bool col2im = gx != NULL;
   if (!gx) {
     frit_tensor *gd = dilate_axis(ctx, dilate_axis(ctx, g, 2, st[0]), 3, st[1]);
     frit_tensor *wt = frit_permute(ctx, frit_flip(ctx, w, (const int[]){2, 3}, 2), swap);
@@ -344,6 +345,9 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
     gx = ti_shrink_axis(ctx, gx, 2 + a, ti_dim(ctx, lo), ti_dim(ctx, hi));
     if (gx && hi - lo < want) gx = ti_pad_axis(ctx, gx, 2 + a, ti_dim(ctx, 0), ti_dim(ctx, want - (hi - lo)));
   }
+  /* at x's size, contiguous: its readers' loops merge (a pool's backward: one flat loop) and the
+   * tap sum skips the padding's rows and columns */
+  if (col2im && gx) gx = frit_contiguous(ctx, gx);
   /* gw: x as (C, N, H, W) against g as (O, N, OH, OW): stride and dilation trade places. x padded
    * before the swap is the forward's own padded copy (one node): padding the swapped x would
    * compute x again (a GELU before the conv: its erf per element) into a second copy */

@@ -102,3 +102,32 @@ def test_transposed_binary_ops_match_numpy(shape):
     f = frit.jit(lambda x, y: x * 2.0 + frit.transpose(y, (0, 3, 1, 2)) - frit.transpose(y, (0, 3, 1, 2)) ** 2, dynamic=False)
     bt = b.transpose(0, 3, 1, 2)
     np.testing.assert_allclose(np.asarray(f(a, b)), a * np.float32(2) + bt - bt ** 2, rtol=1e-6, atol=1e-6)
+
+
+def test_bool_to_float_goes_through_int32():
+    """render.c: gcc's vectoriser reads a compare's 0/1 as a 1-bit type whose conversion to float it
+    does not vectorise; a max pool's tie count (the sum of (x == max) over a window) kept the
+    GELU backward it was fused into scalar, 6x slower. The cast goes through int32."""
+    x, y = _rand((4, 3, 10, 10), 11), _rand((4, 3, 10, 10), 12)
+    f = frit.jit(lambda a, b: (a > 0).astype(frit.float32) * b + (a < b).astype(frit.float64), dynamic=False)
+    np.testing.assert_allclose(np.asarray(f(x, y)), (x > 0).astype(np.float32) * y + (x < y).astype(np.float64),
+                               rtol=1e-7, atol=1e-7)
+    src = f.lower(x, y).source
+    assert "(float)(int32_t)" in src and "(double)(int32_t)" in src, src[-2000:]
+
+
+def test_pool_backward_runs_its_pairs_inside_the_row_loop():
+    """opt_unroll.c unroll_short_inner: the max pool's backward wrote (.., OW, 2) with the window's
+    2 columns as the innermost (vector) loop; the 2 stores now sit in a loop over OW."""
+    from frit.nn import functional as F
+    x = _rand((4, 8, 28, 28), 13)
+    g = _rand((4, 8, 14, 14), 14)
+    f = frit.jit(lambda x, g: frit.grad(lambda x: frit.sum(F.max_pool2d(x, 2) * g))(x), dynamic=False)
+    got = np.asarray(f(x, g))
+    win = x.reshape(4, 8, 14, 2, 14, 2)
+    hit = win == win.max(axis=(3, 5), keepdims=True)
+    want = (hit * (g[:, :, :, None, :, None] / hit.sum(axis=(3, 5), keepdims=True))).reshape(x.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    lo = f.lower(x, g)
+    k = [i for i, kk in enumerate(lo.kernels) if kk.ops == ["where"]][0]
+    assert _loops(lo.source, k)[-1] not in ("((int64_t)2LL)",), _loops(lo.source, k)
