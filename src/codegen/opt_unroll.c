@@ -206,6 +206,31 @@ static frit_uop *unroll_short_inner(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
   return unroll_at(ctx, e, (int)e->nsrc - 1, false, &st, 1);
 }
 
+/* END(store, ..., c, ..., inner) with c a small output range (UPCAST) that is not innermost, and a
+ * value that loads more memory that does not depend on c than memory that does: c's copies in a
+ * GROUP share those loads (hash-consing makes them one node each). A conv as the sum of its 25
+ * taps (conv_taps) loaded its input rows once per output channel: 8x the loads of one pass. */
+static frit_uop *unroll_shared_loads(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
+  if (e->nsrc < 3 || e->src[0]->op != FRIT_OP_STORE || contains(e->src[0], NULL, is_state)) return e;
+  frit_uop *st = e->src[0];
+  for (uint32_t i = e->nsrc - 2; i >= 1; i--) {
+    frit_uop *c = e->src[i];
+    if (c == g0 || c->arg.i1 != FRIT_AXIS_UPCAST || !small_range(c) || c->src[0]->arg.value.i < 2) continue;
+    size_t n = 0;
+    frit_uop **nodes = frit_walk_topo(st->src[1], &n);
+    if (!nodes) return e;
+    int shared = 0, own = 0;
+    for (size_t k = 0; k < n; k++)
+      if (nodes[k]->op == FRIT_OP_LOAD) {
+        if (contains(nodes[k], c, NULL)) own++;
+        else shared++;
+      }
+    free(nodes);
+    if (shared >= 2 && shared >= own) return unroll_at(ctx, e, (int)i, false, &st, 1);
+  }
+  return e;
+}
+
 frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0) {
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(ast, &n);
@@ -228,8 +253,10 @@ frit_uop *cg_unroll(frit_ctx *ctx, frit_uop *ast, frit_uop *g0) {
     }
     frit_uop *nu = same ? u : frit_uop_replace_src(ctx, u, src, (int)u->nsrc);
     if (nu && nu->op == FRIT_OP_REDUCE) nu = unroll_reduce(ctx, nu);
-    else if (nu && nu->op == FRIT_OP_END && !contains(nu->src[0], NULL, is_reduce))
+    else if (nu && nu->op == FRIT_OP_END && !contains(nu->src[0], NULL, is_reduce)) {
       nu = unroll_short_inner(ctx, nu, g0);
+      if (nu && nu->op == FRIT_OP_END) nu = unroll_shared_loads(ctx, nu, g0);
+    }
     else
       /* again while it unrolls UPCAST axes: a register tile has two (rows, column vectors) */
       for (int pass = 0; nu && nu->op == FRIT_OP_END && nu->nsrc >= 2 && contains(nu->src[0], NULL, is_reduce);

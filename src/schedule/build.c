@@ -495,7 +495,7 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
 fail:
   S = NULL;
 done:
-  free(g.list), free(g.in), free(g.real), free(g.heavy), free(g.rowcast), free(g.mark), free(g.uoff), free(g.ulen), free(g.users), free(g.pos);
+  free(g.list), free(g.in), free(g.real), free(g.heavy), free(g.costly), free(g.rowcast), free(g.mark), free(g.uoff), free(g.ulen), free(g.users), free(g.pos);
   free(st.buf_of), free(st.params), free(st.err_msgs);
   sched_ek_free(&st);
   sched_loops_free(&st);

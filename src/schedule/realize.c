@@ -9,6 +9,9 @@
 /* A fused value holding a reduction is materialised when a consumer reads each of its elements
  * more than this many times (docs/schedule.md). */
 #define RECOMPUTE_LIMIT 16
+/* The same for a value without a reduction whose cone holds a transcendental (a GELU's erf read
+ * by the 10 columns of a dense layer's product: computed 10 times per element). */
+#define COSTLY_READS 4
 /* A fused chain of elementwise ops is cut (an intermediate materialised) past this depth: C
  * compilers take time superlinear in one function's size (gcc: 0.6 s for a chain of 1,000 ops,
  * 15 s for 20,000), and a 100,000-op chain would never finish compiling. */
@@ -131,21 +134,33 @@ static int64_t expand_reads(frit_ctx *ctx, sched_graph *g, frit_uop *e) {
   return g->rowcast[e->id] == 1 ? 1 : expand_factor(ctx, e);
 }
 
+/* A vectorised polynomial (tens of FLOPs) per element: computed again per broadcast element it
+ * costs more than a round trip through memory. */
+static bool costly_op(frit_op op) {
+  return op == FRIT_OP_ERF || op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2 ||
+         op == FRIT_OP_SIN || op == FRIT_OP_COS || op == FRIT_OP_TAN || op == FRIT_OP_ASIN || op == FRIT_OP_ACOS ||
+         op == FRIT_OP_ATAN || op == FRIT_OP_SINH || op == FRIT_OP_COSH || op == FRIT_OP_TANH || op == FRIT_OP_POW;
+}
+
 void sched_compute_heavy(sched_graph *g) {
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
-    bool h = u->op == FRIT_OP_REDUCE_AXIS;
-    for (uint32_t j = 0; j < u->nsrc && !h && !sched_is_leaf(u); j++)
-      if (sched_is_tensor_src(u, j) && !sched_graph_is_real(g, u->src[j]) && g->heavy[u->src[j]->id]) h = true;
+    bool h = u->op == FRIT_OP_REDUCE_AXIS, c = costly_op((frit_op)u->op);
+    for (uint32_t j = 0; j < u->nsrc && !sched_is_leaf(u); j++)
+      if (sched_is_tensor_src(u, j) && !sched_graph_is_real(g, u->src[j]))
+        h = h || g->heavy[u->src[j]->id], c = c || g->costly[u->src[j]->id];
     g->heavy[u->id] = h && !sched_is_leaf(u);
+    g->costly[u->id] = c && !sched_is_leaf(u);
   }
 }
 
 /* Materialises s (a value read `f` times per element) when it is heavy; through RESHAPEs the
  * underlying value is realized instead, which holds the same elements in the same order. */
 static bool realize_if_heavy(sched_graph *g, frit_uop *s, int64_t f) {
-  if (f <= RECOMPUTE_LIMIT || sched_graph_is_real(g, s) || !g->heavy[s->id]) return false;
-  while (s->op == FRIT_OP_RESHAPE && !sched_graph_is_real(g, s->src[0]) && g->heavy[s->src[0]->id]) s = s->src[0];
+  if (sched_graph_is_real(g, s) || !((g->heavy[s->id] && f > RECOMPUTE_LIMIT) || (g->costly[s->id] && f > COSTLY_READS)))
+    return false;
+  while (s->op == FRIT_OP_RESHAPE && !sched_graph_is_real(g, s->src[0]) && (g->heavy[s->src[0]->id] || g->costly[s->src[0]->id]))
+    s = s->src[0];
   g->real[s->id] = 1;
   return true;
 }
@@ -166,10 +181,11 @@ frit_status sched_collect(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, 
   g->in = calloc(nids, 1);
   g->real = calloc(nids, 1);
   g->heavy = calloc(nids, 1);
+  g->costly = calloc(nids, 1);
   g->rowcast = calloc(nids, 1);
   g->pos = calloc(nids, sizeof *g->pos);
   frit_uop **stack = malloc(((size_t)nids + 1) * sizeof *stack);
-  if (!g->in || !g->real || !g->heavy || !g->rowcast || !g->pos || !stack) {
+  if (!g->in || !g->real || !g->heavy || !g->costly || !g->rowcast || !g->pos || !stack) {
     free(stack);
     return frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
   }

@@ -147,6 +147,7 @@ typedef struct sched_graph {
   uint8_t *in;     /* by id: reachable */
   uint8_t *real;   /* by id: realized (kernel boundary) */
   uint8_t *heavy;  /* by id: its fused cone holds a reduction */
+  uint8_t *costly; /* by id: its fused cone holds a transcendental (erf, exp, ...) */
   uint32_t *uoff, *ulen, *users; /* users per list position (CSR) */
   uint32_t *pos;   /* id -> list position */
   uint8_t *rowcast; /* by id, EXPANDs: 0 not judged yet, 1 broadcast along rows, 2 not */
@@ -155,7 +156,8 @@ typedef struct sched_graph {
 } sched_graph;
 bool sched_graph_is_real(const sched_graph *g, const frit_uop *u);
 bool sched_is_leaf(const frit_uop *u);
-/* heavy[id]: the node's fused cone holds a reduction (recomputed after decisions change) */
+/* heavy[id]: the node's fused cone holds a reduction; costly[id]: a transcendental (both
+ * recomputed after decisions change) */
 void sched_compute_heavy(sched_graph *g);
 /* The nodes reachable from outs, their users, and the per-node arrays (freed by the caller). */
 frit_status sched_collect(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, int nout, uint32_t nids);

@@ -270,27 +270,38 @@ frit_tensor *tn_conv_padded(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const
   return padded_input(ctx, x, cdt, &g, true);
 }
 
+/* conv_im2col's size conditions (m = N*OH*OW patch rows, k = C*KH*KW terms, o channels out):
+ * the tiler's row blocks need m divisible by 4, except for a long reduction (a weight gradient,
+ * chunked: its direct loop nest reduces rows of a feature map without vectors); small problems,
+ * and a short reduction (conv1 of a CNN: one channel, 25 taps, where the patches cost more than
+ * the product), are cheaper in one direct kernel; patches over 64 MiB (the bench's 32x64x56^2
+ * 3x3 conv) stream more than conv_as_gemm; O is padded by at most 2x + 8 */
+static bool im2col_fits(int64_t n, int64_t m, int64_t k, int64_t o) {
+  int64_t op = (o + 15) / 16 * 16;
+  return n >= 1 && (m % 4 == 0 || k >= 8192) && k >= 32 && m * k <= ((int64_t)1 << 24) && m * k * o >= ((int64_t)1 << 20) &&
+         op <= 2 * o + 8;
+}
+
+/* x's windows as (N, OH, OW, C*KH*KW, 1), materialised as (N, OH, OW, C, KH, KW) (copied in loops
+ * without division; the product reads it with one reduction axis, whose index the simplifier
+ * recombines) from the padded input, itself materialised so the copy's loads are not gated. */
+static frit_tensor *im2col_patches(frit_ctx *ctx, frit_tensor *x, const pool_geom *g, const int64_t *dl, frit_dtype cdt,
+                                   int64_t k) {
+  frit_tensor *xw = windows(ctx, padded_input(ctx, x, cdt, g, true), 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
+  int px[6] = {0, 2, 3, 1, 4, 5};
+  int64_t t4[4] = {g->o[0], g->o[1], k, 1};
+  return xw ? reshape_i(ctx, frit_contiguous(ctx, frit_permute(ctx, xw, px)), 1, 4, t4) : NULL;
+}
+
 static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
                                 frit_dtype cdt, frit_dtype dt) {
   const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
   int64_t n = frit_dim_value(sx->dims[0]), c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
   int64_t m = n * g->o[0] * g->o[1], k = c * kh * kw, op = (o + 15) / 16 * 16;
-  /* the tiler's row blocks need M divisible by 4, except for a long reduction (a weight
-   * gradient, chunked below: its direct loop nest reduces rows of a feature map without vectors);
-   * small problems, and a short reduction (conv1 of a CNN: one channel, 25 taps, where the
-   * patches cost more than the product), are cheaper in one direct kernel; patches over 64 MiB
-   * (the bench's 32x64x56^2 3x3 conv) stream more than conv_as_gemm; O is padded by at most
-   * 2x + 8 */
-  if (n < 1 || (m % 4 && k < 8192) || k < 32 || m * k > ((int64_t)1 << 24) || m * k * o < ((int64_t)1 << 20) || op > 2 * o + 8)
-    return NULL;
-  /* the padded input materialised (small) keeps the patch copy's loads ungated */
-  frit_tensor *xw = windows(ctx, padded_input(ctx, x, cdt, g, true), 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
-  int px[6] = {0, 2, 3, 1, 4, 5}, pw[4] = {1, 2, 3, 0}, pout[4] = {0, 3, 1, 2};
-  /* materialised as (N, OH, OW, C, KH, KW), copied in loops without division; the product reads
-   * it as (N, OH, OW, C*KH*KW), one reduction axis, whose index the simplifier recombines */
-  int64_t t4[4] = {g->o[0], g->o[1], k, 1};
-  frit_tensor *a = xw ? reshape_i(ctx, frit_contiguous(ctx, frit_permute(ctx, xw, px)), 1, 4, t4) : NULL;
+  if (!im2col_fits(n, m, k, o)) return NULL;
+  frit_tensor *a = im2col_patches(ctx, x, g, dl, cdt, k);
+  int pw[4] = {1, 2, 3, 0}, pout[4] = {0, 3, 1, 2};
   frit_tensor *wt = frit_permute(ctx, ti_cast(ctx, w, cdt), pw); /* (C, KH, KW, O) */
   int64_t before[1] = {0}, after[1] = {op - o}, w2[2] = {k, op}, w5[5] = {1, 1, 1, k, op};
   wt = pad_i(ctx, wt, 3, 1, before, after);

@@ -248,3 +248,4 @@ def test_dense_input_gradient_into_pool_backward_vs_numpy():
     gp = (g.astype(np.float64) @ w.T.astype(np.float64)).reshape(p.shape) * np_gelu_grad(p)
     np.testing.assert_allclose(A(f(x, g)), np_max_pool_grad(x, 2, 2, 0, gp), rtol=1e-4, atol=1e-5)
     assert divmods(f.lower(x, g).source) == 0
+

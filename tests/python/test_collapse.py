@@ -131,3 +131,20 @@ def test_pool_backward_runs_its_pairs_inside_the_row_loop():
     lo = f.lower(x, g)
     k = [i for i, kk in enumerate(lo.kernels) if kk.ops == ["where"]][0]
     assert _loops(lo.source, k)[-1] not in ("((int64_t)2LL)",), _loops(lo.source, k)
+
+
+def test_conv_taps_load_each_input_row_once_for_all_channels():
+    """opt_unroll.c unroll_shared_loads: conv1 of the CNN (one input channel, 25 taps, nn.c
+    conv_taps) ran its 8 output channels as a loop around the rows, loading the 25 shifted input
+    rows again for each channel; the channels are now 8 stores in the row loop, sharing the loads."""
+    x = _rand((32, 1, 28, 28), 15)
+    w = _rand((8, 1, 5, 5), 16)
+    f = frit.jit(lambda a, b: frit.conv2d(a, b, padding=2), dynamic=False)
+    got = np.asarray(f(x, w))
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (2, 2), (2, 2)))
+    want = sum(xp[:, :, i:i + 28, j:j + 28] * w[None, :, 0, i, j, None, None] for i in range(5) for j in range(5))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    lo = f.lower(x, w)
+    k = [i for i, kk in enumerate(lo.kernels) if "mul" in kk.ops][0]
+    loops = _loops(lo.source, k)
+    assert "((int64_t)8LL)" not in loops, loops
