@@ -102,6 +102,7 @@ static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
 
 #define MAX_STORES 16
 #define MAX_TILE_STORES 12
+#define MAX_SHARED_COPIES 16
 
 static frit_uop *unroll_at(frit_ctx *ctx, frit_uop *e, int pick, bool upcast_only, frit_uop *const *st, int ns);
 
@@ -207,16 +208,19 @@ static frit_uop *unroll_short_inner(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
   return unroll_at(ctx, e, (int)e->nsrc - 1, false, &st, 1);
 }
 
-/* END(store, ..., c, ..., inner) with c a small output range (UPCAST) that is not innermost, and a
- * value with at least as many loads that do not depend on c as loads that do: c's copies in a
- * GROUP share those loads (hash-consing makes them one node each). A conv as the sum of its 25
- * taps (conv_taps) loaded its input rows once per output channel: 8x the loads of one pass. */
+/* END(store, ..., c, ..., inner) with c a small output range (UPCAST, or a loop of at most 16
+ * iterations) that is not innermost, and a value with at least as many loads that do not depend
+ * on c as loads that do: c's copies in a GROUP share those loads (hash-consing makes them one
+ * node each). A conv as the sum of its 25 taps (conv_taps) loaded its input rows once per output
+ * channel: 8x the loads of one pass. */
 static frit_uop *unroll_shared_loads(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
   if (e->nsrc < 3 || e->src[0]->op != FRIT_OP_STORE || contains(e->src[0], NULL, is_state)) return e;
   frit_uop *st = e->src[0];
   for (uint32_t i = e->nsrc - 2; i >= 1; i--) {
     frit_uop *c = e->src[i];
-    if (c == g0 || c->arg.i1 != FRIT_AXIS_UPCAST || !small_range(c) || c->src[0]->arg.value.i < 2) continue;
+    /* up to 16 copies of a serial loop too: conv1 over 16 channels, 43.6 -> 32.0 ms over 20 steps */
+    bool wide = c->arg.i1 == FRIT_AXIS_LOOP && c->src[0]->op == FRIT_OP_CONST && c->src[0]->arg.value.i <= MAX_SHARED_COPIES;
+    if (c == g0 || !(wide || (c->arg.i1 == FRIT_AXIS_UPCAST && small_range(c))) || c->src[0]->arg.value.i < 2) continue;
     size_t n = 0;
     frit_uop **nodes = frit_walk_topo(st->src[1], &n);
     if (!nodes) return e;

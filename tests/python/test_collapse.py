@@ -133,12 +133,13 @@ def test_pool_backward_runs_its_pairs_inside_the_row_loop():
     assert _loops(lo.source, k)[-1] not in ("((int64_t)2LL)",), _loops(lo.source, k)
 
 
-def test_conv_taps_load_each_input_row_once_for_all_channels():
+@pytest.mark.parametrize("channels", [8, 16])
+def test_conv_taps_load_each_input_row_once_for_all_channels(channels):
     """opt_unroll.c unroll_shared_loads: conv1 of the CNN (one input channel, 25 taps, nn.c
-    conv_taps) ran its 8 output channels as a loop around the rows, loading the 25 shifted input
-    rows again for each channel; the channels are now 8 stores in the row loop, sharing the loads."""
+    conv_taps) ran its 8 (or 16) output channels as a loop around the rows, loading the 25 shifted
+    input rows again for each channel; the channels are now stores in the row loop, sharing them."""
     x = _rand((32, 1, 28, 28), 15)
-    w = _rand((8, 1, 5, 5), 16)
+    w = _rand((channels, 1, 5, 5), 16)
     f = frit.jit(lambda a, b: frit.conv2d(a, b, padding=2), dynamic=False)
     got = np.asarray(f(x, w))
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (2, 2), (2, 2)))
@@ -147,4 +148,4 @@ def test_conv_taps_load_each_input_row_once_for_all_channels():
     lo = f.lower(x, w)
     k = [i for i, kk in enumerate(lo.kernels) if "mul" in kk.ops][0]
     loops = _loops(lo.source, k)
-    assert "((int64_t)8LL)" not in loops, loops
+    assert "((int64_t)%dLL)" % channels not in loops, loops
