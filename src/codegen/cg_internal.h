@@ -70,6 +70,11 @@ int cg_param_count(frit_uop *const *nodes, size_t n);
  * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
 frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
 
+/* A RANGE's iteration count when it is a constant, else -1. */
+static inline int64_t cg_const_extent(const frit_uop *r) {
+  return r->op == FRIT_OP_RANGE && r->src[0]->op == FRIT_OP_CONST ? r->src[0]->arg.value.i : -1;
+}
+
 /* Adjacent loops that every index walks as one become one loop (opt_collapse.c), host kernels
  * only, before the axis choices. Returns the AST unchanged when nothing merges; NULL on error. */
 frit_uop *cg_collapse(frit_ctx *ctx, frit_uop *ast);

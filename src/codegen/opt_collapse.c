@@ -8,10 +8,6 @@
 
 enum { MAX_MERGES = 64, MAX_TRIES = 256 };
 
-static int64_t const_extent(const frit_uop *r) {
-  return r->op == FRIT_OP_RANGE && r->src[0]->op == FRIT_OP_CONST ? r->src[0]->arg.value.i : -1;
-}
-
 static bool closes_ranges(const frit_uop *u) { return u->op == FRIT_OP_END || u->op == FRIT_OP_REDUCE; }
 
 /* In every END/REDUCE that lists a or b, b follows a directly (so one loop can replace both
@@ -57,7 +53,7 @@ static frit_uop *merged_index(frit_ctx *ctx, frit_uop *ix, const frit_uop *a, co
 /* The AST with the pair merged into r, or NULL (*ok false: not mergeable; else an error). */
 static frit_uop *merge_pair(frit_ctx *ctx, frit_uop *ast, frit_uop *const *nodes, size_t n, frit_uop *a, frit_uop *b,
                             frit_uop *r, bool *ok) {
-  int64_t eb = const_extent(b);
+  int64_t eb = cg_const_extent(b);
   frit_uop **map = calloc(n, sizeof *map);
   uint32_t *pos = malloc(((size_t)ast->id + 1) * sizeof *pos);
   frit_uop *result = NULL;
@@ -81,7 +77,7 @@ static frit_uop *merge_pair(frit_ctx *ctx, frit_uop *ast, frit_uop *const *nodes
     }
     bool index_ok = true;
     if (u->op == FRIT_OP_INDEX && ns >= 2 && frit_dtype_kind(s[1]->dtype) == FRIT_I64)
-      index_ok = (s[1] = merged_index(ctx, s[1], a, b, r, const_extent(a), eb, ok)) != NULL;
+      index_ok = (s[1] = merged_index(ctx, s[1], a, b, r, cg_const_extent(a), eb, ok)) != NULL;
     frit_uop *nu = index_ok ? frit_uop_replace_src(ctx, u, s, ns) : NULL;
     if (s != src) free(s);
     if (!nu) goto done;
@@ -133,7 +129,7 @@ frit_uop *cg_collapse(frit_ctx *ctx, frit_uop *ast) {
       if (!closes_ranges(u)) continue;
       for (uint32_t i = u->nsrc - 1; i >= 2 && !again && nfailed < MAX_TRIES; i--) {
         frit_uop *a = u->src[i - 1], *b = u->src[i];
-        int64_t ea = const_extent(a), eb = const_extent(b);
+        int64_t ea = cg_const_extent(a), eb = cg_const_extent(b);
         /* a parallel loop absorbs the serial ones inside it (its threads split the merged loop) */
         bool same = a->arg.i1 == b->arg.i1 || (a->arg.i1 == FRIT_AXIS_GLOBAL && b->arg.i1 == FRIT_AXIS_LOOP);
         if (ea < 1 || eb < 1 || !same || ea > INT64_MAX / eb) continue;

@@ -11,7 +11,6 @@
 #include "codegen/cg_internal.h"
 #include "ir/walk.h"
 
-static int64_t cext(const frit_uop *r) { return r->src[0]->op == FRIT_OP_CONST ? r->src[0]->arg.value.i : -1; }
 
 /* Is r a term of the index sum with coefficient 1 (the other terms free of r)? */
 static bool unit_term(frit_uop *ix, frit_uop *r, const uint8_t *dep, int depth) {
@@ -119,7 +118,7 @@ static int64_t reduce_extent(frit_uop *st) {
     if (nodes[q]->op == FRIT_OP_REDUCE) {
       k = 1;
       for (uint32_t s = 1; s < nodes[q]->nsrc && k > 0; s++) {
-        int64_t x = cext(nodes[q]->src[s]);
+        int64_t x = cg_const_extent(nodes[q]->src[s]);
         k = x > 0 ? k * x : -1;
       }
     }
@@ -165,13 +164,13 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   if (e->op != FRIT_OP_END || e->nsrc < 3 || e->nsrc > 16 || e->src[1] != g0) return ast;
   /* the rows: the range next to j (a conv's output column ow beside its channels o: the rows of
    * a tile then read neighbouring inputs), else the thread axis (a matmul's i) */
-  uint32_t ri = e->nsrc > 3 && cext(e->src[e->nsrc - 2]) >= 12 ? e->nsrc - 2 : 1;
+  uint32_t ri = e->nsrc > 3 && cg_const_extent(e->src[e->nsrc - 2]) >= 12 ? e->nsrc - 2 : 1;
   frit_uop *i = e->src[ri], *j = e->src[e->nsrc - 1];
   bool contiguous = false;
   int nred = 0;
   bool ok = fits(e, i, j, &contiguous, &nred);
   if (!ok && ri != 1) ri = 1, i = g0, ok = fits(e, i, j, &contiguous, &nred); /* no reduction reads that range */
-  int64_t M = cext(i), N = cext(j);
+  int64_t M = cg_const_extent(i), N = cg_const_extent(j);
   if (!ok || M <= 0 || N <= 0 || frit_dtype_kind(i->dtype) != frit_dtype_kind(j->dtype)) return ast;
   frit_dtype vt = e->src[0]->src[1]->dtype;
   int64_t L = frit_host_tile_lanes(vt), JV = N % (2 * L) == 0 && !frit_dtype_is_complex(vt) ? 2 : 1;

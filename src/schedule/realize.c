@@ -154,9 +154,10 @@ void sched_compute_heavy(sched_graph *g) {
   }
 }
 
-/* Materialises s (a value read `f` times per element) when it is heavy; through RESHAPEs the
- * underlying value is realized instead, which holds the same elements in the same order. */
-static bool realize_if_heavy(sched_graph *g, frit_uop *s, int64_t f) {
+/* Materialises s (a value read `f` times per element) when it is heavy and f > RECOMPUTE_LIMIT,
+ * or costly and f > COSTLY_READS; through RESHAPEs the underlying value is realized instead,
+ * which holds the same elements in the same order. */
+static bool realize_if_expensive(sched_graph *g, frit_uop *s, int64_t f) {
   if (sched_graph_is_real(g, s) || !((g->heavy[s->id] && f > RECOMPUTE_LIMIT) || (g->costly[s->id] && f > COSTLY_READS)))
     return false;
   while (s->op == FRIT_OP_RESHAPE && !sched_graph_is_real(g, s->src[0]) && (g->heavy[s->src[0]->id] || g->costly[s->src[0]->id]))
@@ -271,7 +272,7 @@ static frit_status compound_rule(frit_ctx *ctx, sched_graph *g) {
       }
       if (m[i] > RECOMPUTE_LIMIT && g->heavy[u->id] && !sched_is_leaf(u)) deepest = i;
     }
-    if (deepest == g->n || !realize_if_heavy(g, g->list[deepest], m[deepest])) break;
+    if (deepest == g->n || !realize_if_expensive(g, g->list[deepest], m[deepest])) break;
     sched_compute_heavy(g);
   }
   free(m);
@@ -345,18 +346,18 @@ frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, i
       continue;
     if (dirty) sched_compute_heavy(g); /* earlier decisions change what is heavy above them */
     dirty = false;
-    if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_heavy(g, u->src[0], expand_reads(ctx, g, u));
+    if (u->op == FRIT_OP_EXPAND) dirty |= realize_if_expensive(g, u->src[0], expand_reads(ctx, g, u));
     if (u->op == FRIT_OP_GATHER) {
-      dirty |= realize_if_heavy(g, u->src[0], static_numel(ctx, u->src[1], -1));
+      dirty |= realize_if_expensive(g, u->src[0], static_numel(ctx, u->src[1], -1));
       dirty |= realize_if_shared(g, u->src[0]);
-      dirty |= realize_if_heavy(g, u->src[1], static_numel(ctx, u->src[0], (int)u->arg.i0));
+      dirty |= realize_if_expensive(g, u->src[1], static_numel(ctx, u->src[0], (int)u->arg.i0));
     }
     if (u->op == FRIT_OP_SCATTER) { /* keep the sequential update loop free of reductions */
-      dirty |= realize_if_heavy(g, u->src[1], LARGE);
-      dirty |= realize_if_heavy(g, u->src[2], LARGE);
+      dirty |= realize_if_expensive(g, u->src[1], LARGE);
+      dirty |= realize_if_expensive(g, u->src[2], LARGE);
     }
     if (u->op == FRIT_OP_KERNEL) /* an explicit kernel reads its tensors at arbitrary points */
-      for (uint32_t j = 1; j < u->nsrc; j++) dirty |= realize_if_heavy(g, u->src[j], LARGE);
+      for (uint32_t j = 1; j < u->nsrc; j++) dirty |= realize_if_expensive(g, u->src[j], LARGE);
   }
   sched_compute_heavy(g);
   if (compound_rule(ctx, g) != FRIT_OK) return frit_last_status(ctx);
