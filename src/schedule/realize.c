@@ -386,8 +386,15 @@ frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, i
       else if (root[i] != r) multi[i] = 1;
     }
     if (multi[i] && g->heavy[u->id] && !sched_is_leaf(u)) {
-      g->real[u->id] = 1;
-      root[i] = (int32_t)u->id;
+      /* a broadcast or reshape of the value is realized as the value itself: the same work once,
+       * in fewer bytes (a max pool's output broadcast over its windows, read by the count and
+       * by the gradient, was copied at the windows' size) */
+      frit_uop *c = u;
+      while (u->op == FRIT_OP_EXPAND && (c->op == FRIT_OP_EXPAND || c->op == FRIT_OP_RESHAPE) &&
+             !sched_graph_is_real(g, c->src[0]) && !sched_is_leaf(c->src[0]))
+        c = c->src[0];
+      g->real[c->id] = 1;
+      root[i] = (int32_t)c->id;
       multi[i] = 0;
     }
   }

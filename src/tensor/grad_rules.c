@@ -386,11 +386,16 @@ static frit_status max_pool_rule(frit_ctx *ctx, const int64_t *params, frit_tens
   mask[nd - 1] = mask[nd - 2] = true;
   frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(w)), mask);
   frit_tensor *share = frit_contiguous(ctx, ti_alu2(ctx, FRIT_OP_FDIV, ti_reshape(ctx, g, nd, kd), count));
-  frit_tensor *gw = ti_where(ctx, hit, ti_expand(ctx, share, nd, sw->dims), ti_const_f(ctx, frit_tensor_dtype(w), 0, w));
   int perm[FRIT_MAX_DIMS];
   for (int i = 0; i < nd; i++) perm[i] = i;
   perm[nd - 3] = nd - 2, perm[nd - 2] = nd - 3; /* (..., OH, OW, KH, KW) <-> (..., OH, KH, OW, KW) */
-  gw = gw ? frit_permute(ctx, frit_contiguous(ctx, frit_permute(ctx, gw, perm)), perm) : NULL;
+  /* the compare again, in x's layout: the windows' permute cancels, so each x row is read and
+   * written contiguously, and no mask is stored between the count and this (a uint8 mask in
+   * window layout read back through pairs was 4x slower than this one pass) */
+  frit_tensor *xl = frit_permute(ctx, w, perm), *ml = frit_permute(ctx, m, perm);
+  frit_tensor *sl = frit_permute(ctx, ti_expand(ctx, share, nd, sw->dims), perm);
+  frit_tensor *gw = ti_where(ctx, ti_alu2(ctx, FRIT_OP_CMPEQ, xl, ml), sl, ti_const_f(ctx, frit_tensor_dtype(w), 0, xl));
+  gw = gw ? frit_permute(ctx, frit_contiguous(ctx, gw), perm) : NULL;
   grads[0] = gw;
   return done(ctx, grads, 1);
 }

@@ -337,35 +337,46 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
 /* A conv with a short reduction (C*KH*KW <= 32, stride 1: conv1 of a CNN) as the sum of its taps:
  * each tap is the padded input shifted by (i, j) times the column w[:, c, i, j], all elementwise,
  * so the fused kernel runs the taps unrolled with the output row innermost, where it vectorises
- * (the direct form reduces the taps innermost: 1.6-7 GFLOP/s on conv1 of the Fashion-MNIST CNN). */
+ * (the direct form reduces the taps innermost: 1.6-7 GFLOP/s on conv1 of the Fashion-MNIST CNN).
+ * The output is computed on the padded input's grid, OH rows of WP = W + 2*pad columns, one flat
+ * axis: a tap is then the flat padded input shifted by i*WP + j, so the kernel's pixel loop is one
+ * contiguous run of OH*WP (whole vectors) instead of OH rows of OW (28: a 16-lane vector and a
+ * 12-lane remainder), and the WP - OW columns past each row are cut off after. */
 static frit_tensor *conv_taps(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
                               frit_dtype cdt, frit_dtype dt) {
-  const frit_shape *sw = ti_shape(ctx, w);
+  const frit_shape *sw = ti_shape(ctx, w), *sx = ti_shape(ctx, x);
   int64_t c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
-  int64_t n = frit_dim_value(ti_shape(ctx, x)->dims[0]);
+  int64_t n = frit_dim_value(sx->dims[0]);
   /* small convs stay one direct kernel: the padded copy and the materialised result cost more */
   if (g->st[0] != 1 || g->st[1] != 1 || c * kh * kw > 32 || g->o[0] < 1 || g->o[1] < 1 || n < 1 ||
       n * o * g->o[0] * g->o[1] * c * kh * kw < ((int64_t)1 << 22))
     return NULL;
-  frit_tensor *xp = padded_input(ctx, x, cdt, g, true);
+  int64_t hp = frit_dim_value(sx->dims[2]) + 2 * g->pad[0], wp = frit_dim_value(sx->dims[3]) + 2 * g->pad[1];
+  int64_t flat = hp * wp, span = g->o[0] * wp;
+  /* the last row's taps reach dl*(KW-1) past the padded input: zeros, in the same copy */
+  int64_t f3[3] = {n, c, flat}, zero[1] = {0}, tail[1] = {dl[1] * (kw - 1)};
+  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
+  xp = frit_contiguous(ctx, pad_i(ctx, reshape_i(ctx, xp, 0, 3, f3), 2, 1, zero, tail));
   frit_tensor *wc = ti_cast(ctx, w, cdt), *acc = NULL;
-  int64_t col[4] = {1, o, 1, 1};
+  int64_t col[3] = {1, o, 1};
   for (int64_t ci = 0; ci < c && xp && wc; ci++)
     for (int64_t i = 0; i < kh; i++)
       for (int64_t j = 0; j < kw; j++) {
+        int64_t at = i * dl[0] * wp + j * dl[1];
         frit_tensor *t = ti_shrink_axis(ctx, xp, 1, ti_dim(ctx, ci), ti_dim(ctx, ci + 1));
-        t = t ? ti_shrink_axis(ctx, t, 2, ti_dim(ctx, i * dl[0]), ti_dim(ctx, i * dl[0] + g->o[0])) : NULL;
-        t = t ? ti_shrink_axis(ctx, t, 3, ti_dim(ctx, j * dl[1]), ti_dim(ctx, j * dl[1] + g->o[1])) : NULL;
+        t = t ? ti_shrink_axis(ctx, t, 2, ti_dim(ctx, at), ti_dim(ctx, at + span)) : NULL;
         frit_tensor *wv = ti_shrink_axis(ctx, wc, 1, ti_dim(ctx, ci), ti_dim(ctx, ci + 1));
         wv = wv ? ti_shrink_axis(ctx, wv, 2, ti_dim(ctx, i), ti_dim(ctx, i + 1)) : NULL;
-        wv = wv ? reshape_i(ctx, ti_shrink_axis(ctx, wv, 3, ti_dim(ctx, j), ti_dim(ctx, j + 1)), 0, 4, col) : NULL;
+        wv = wv ? reshape_i(ctx, ti_shrink_axis(ctx, wv, 3, ti_dim(ctx, j), ti_dim(ctx, j + 1)), 0, 3, col) : NULL;
         frit_tensor *term = t && wv ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, t, wv) : NULL;
         if (!term) return NULL;
         acc = acc ? ti_alu2(ctx, FRIT_OP_ADD, acc, term) : term;
       }
   /* materialised: its consumers (pooling windows, the backward) would each recompute the taps */
-  return acc ? frit_contiguous(ctx, ti_cast(ctx, acc, dt)) : NULL;
+  int64_t rows[2] = {g->o[0], wp};
+  frit_tensor *r = acc ? reshape_i(ctx, frit_contiguous(ctx, ti_cast(ctx, acc, dt)), 2, 2, rows) : NULL;
+  return r && wp != g->o[1] ? ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, g->o[1])) : r;
 }
 
 frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias, const int64_t stride[2],

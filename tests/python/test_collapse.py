@@ -129,8 +129,13 @@ def test_pool_backward_runs_its_pairs_inside_the_row_loop():
     want = (hit * (g[:, :, :, None, :, None] / hit.sum(axis=(3, 5), keepdims=True))).reshape(x.shape)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     lo = f.lower(x, g)
-    k = [i for i, kk in enumerate(lo.kernels) if kk.ops == ["where"]][0]
+    k = [i for i, kk in enumerate(lo.kernels) if "where" in kk.ops][0]
     assert _loops(lo.source, k)[-1] not in ("((int64_t)2LL)",), _loops(lo.source, k)
+    # grad_rules.c max_pool_rule: the compare is made again in x's layout, so no mask of the
+    # window hits is stored between the count and the gradient (it was a uint8 buffer, read back
+    # in pairs: 4x slower); realize.c rule 2 keeps the max itself, not its broadcast over windows
+    assert "uint8_t *restrict" not in lo.source, [kk.ops for kk in lo.kernels]
+    assert not any(kk.ops == ["expand"] for kk in lo.kernels), [kk.ops for kk in lo.kernels]
 
 
 @pytest.mark.parametrize("channels", [8, 16])
@@ -149,3 +154,26 @@ def test_conv_taps_load_each_input_row_once_for_all_channels(channels):
     k = [i for i, kk in enumerate(lo.kernels) if "mul" in kk.ops][0]
     loops = _loops(lo.source, k)
     assert "((int64_t)%dLL)" % channels not in loops, loops
+    # nn.c conv_taps computes on the padded grid (28 rows of 32): one run of 896 pixels, whole
+    # 16-lane vectors, instead of rows of 28 (a vector and a 12-lane remainder)
+    assert loops[-1] == "((int64_t)896LL)", loops
+
+
+@pytest.mark.parametrize("shape,pad,dil", [((3, 2, 13, 11), (1, 2), (1, 1)), ((2, 1, 9, 12), (0, 3), (2, 1)),
+                                           ((2, 1, 10, 10), (2, 0), (1, 2))])
+def test_conv_taps_on_the_padded_grid_match_numpy(shape, pad, dil):
+    """The padded-grid taps cut WP - OW columns after each row and read dl*(KW-1) zeros past the
+    last row: odd sizes, one-sided padding and dilation check both cuts, eagerly and under jit."""
+    n, c, h, wd = shape
+    x = _rand(shape, 17)
+    w = _rand((16, c, 3, 3), 18)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    oh, ow = xp.shape[2] - dil[0] * 2, xp.shape[3] - dil[1] * 2
+    want = sum(xp[:, ci, None, i * dil[0]:i * dil[0] + oh, j * dil[1]:j * dil[1] + ow] * w[None, :, ci, i, j, None, None]
+               for ci in range(c) for i in range(3) for j in range(3))
+    # big enough for the taps route (N*O*OH*OW*C*9 >= 2^22): the batch repeats
+    reps = -(-(1 << 22) // (n * 16 * oh * ow * c * 9))
+    xb = np.concatenate([x] * reps)
+    f = lambda a, b: frit.conv2d(a, b, padding=pad, dilation=dil)  # noqa: E731
+    for got in (np.asarray(frit.jit(f, dynamic=False)(xb, w)), np.asarray(f(frit.asarray(xb), frit.asarray(w)))):
+        np.testing.assert_allclose(got, np.concatenate([want] * reps), rtol=1e-5, atol=1e-5)
