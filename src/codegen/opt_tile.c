@@ -178,6 +178,15 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   /* 12 vector accumulators (6 rows x 2 vectors) leave registers for the loads of b and the
    * broadcast of a; one vector a row: 8 rows */
   int64_t TI = (JV == 2 ? 6 : 8) / nred;
+  /* few rows (a conv's 16 output channels): a last tile that clamps would redo 2 of 18 rows; a
+   * height that divides M instead, up to 8 rows of 2 vectors where there are 32 vector registers
+   * (16-lane f32: AVX-512) */
+  if (nred == 1 && M % TI && (M + TI - 1) / TI * TI - M > M / 20)
+    for (int64_t t = TI; t >= 4; t--)
+      if (M % t == 0) {
+        TI = t;
+        break;
+      }
   if (ch->tile_rows >= 1 && ch->tile_rows <= 8 && M >= 2 * ch->tile_rows) TI = ch->tile_rows;
   /* rows past M (the last tile when TI does not divide M) read row M - 1 and store its values
    * again: the same values, unless the value reads its own element outside the reductions (an

@@ -355,8 +355,8 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
   bool padded = pad[0] || pad[1];
   frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
   frit_tensor *xs = padded ? tn_conv_padded(ctx, ins[0], cdt, pad) : x;
-  frit_tensor *gw = frit_conv2d(ctx, frit_permute(ctx, xs, swap), ti_cast(ctx, frit_permute(ctx, g, swap), cdt), NULL,
-                                dl, padded ? nopad : pad, st, 1);
+  frit_tensor *gw = tn_conv2d_weight_grad(ctx, frit_permute(ctx, xs, swap), ti_cast(ctx, frit_permute(ctx, g, swap), cdt),
+                                          dl, padded ? nopad : pad, st);
   for (int a = 0; a < 2 && gw; a++)
     gw = ti_shrink_axis(ctx, gw, 2 + a, ti_dim(ctx, 0), sw->dims[2 + a]);
   gw = gw ? frit_permute(ctx, gw, swap) : NULL;

@@ -293,6 +293,45 @@ static frit_tensor *im2col_patches(frit_ctx *ctx, frit_tensor *x, const pool_geo
   return xw ? reshape_i(ctx, frit_contiguous(ctx, frit_permute(ctx, xw, px)), 1, 4, t4) : NULL;
 }
 
+/* conv2d (groups 1, 16 or more output channels) as out (O, pixels) = w (O, C*KH*KW) @ patches
+ * (C*KH*KW, pixels), with the pixels of all images as the vector columns. The patches are built
+ * as conv2d's weight gradient builds them (grad_rules.c: x swapped to (C, N, H, W), windows of
+ * the output's size), so a training step materialises them once for both; w is read as it is
+ * (no transposed copy); and the result lies channel by channel, each channel's rows of pixels
+ * contiguous, which the pooling after a conv and its backward read along their rows (an
+ * (N, OH, OW, O) result was read across the channels: transposes at a third of the bandwidth).
+ * The columns are cut into chunks of whole images: the chunks are the threads' work, and each
+ * chunk's rows (the O channels) are register tiles (opt_tile.c). */
+static frit_tensor *conv_channel_rows(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g,
+                                      const int64_t *dl, frit_dtype cdt, frit_dtype dt) {
+  const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
+  int64_t n = frit_dim_value(sx->dims[0]), c = frit_dim_value(sw->dims[1]), o = frit_dim_value(sw->dims[0]);
+  int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]), k = c * kh * kw;
+  int64_t p = g->o[0] * g->o[1];
+  /* the weight gradient's windows (grad_rules.c) are exactly the taps: else they cover more
+   * positions than KH x KW (a stride that does not divide the padded input), cut off after */
+  for (int a = 0; a < 2; a++)
+    if (win_out(frit_dim_value(sx->dims[2 + a]) + 2 * g->pad[a], g->o[a], dl[a], g->st[a]) != (a ? kw : kh)) return NULL;
+  if (o < 16 || (n * p) % 32 || k < 32 || k * n * p > ((int64_t)1 << 24) || n * p * k * o < ((int64_t)1 << 20))
+    return NULL;
+  int64_t nb = n; /* images a chunk: about 2048 columns, whole vector pairs */
+  while (nb % 2 == 0 && nb * p > 2048 && (nb / 2 * p) % 32 == 0) nb /= 2;
+  int64_t nch = n / nb, cols = nb * p;
+  int swap[4] = {1, 0, 2, 3};
+  frit_tensor *xt = frit_permute(ctx, padded_input(ctx, x, cdt, g, true), swap); /* (C, N, HP, WP) */
+  pool_geom gt = {.k = {g->o[0], g->o[1]}, .st = {dl[0], dl[1]}, .pad = {0, 0}, .o = {kh, kw}};
+  frit_tensor *pt = xt ? im2col_patches(ctx, xt, &gt, g->st, cdt, n * p) : NULL; /* (C, KH, KW, N*P, 1) */
+  int64_t b3[3] = {k, nch, cols}, b4[4] = {nch, 1, k, cols}, a4[4] = {1, o, k, 1};
+  frit_tensor *b = pt ? reshape_i(ctx, frit_permute(ctx, reshape_i(ctx, pt, 0, 3, b3), (const int[]){1, 0, 2}), 0, 4, b4) : NULL;
+  frit_tensor *a = reshape_i(ctx, ti_cast(ctx, w, cdt), 0, 4, a4);
+  bool mask[FRIT_MAX_DIMS] = {false, false, true};
+  frit_tensor *r = a && b ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, b) : NULL;
+  r = r ? frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, r, mask), mask), dt)) : NULL;
+  int64_t r5[5] = {nch, o, nb, g->o[0], g->o[1]}, r4[4] = {n, o, g->o[0], g->o[1]};
+  r = r ? frit_permute(ctx, reshape_i(ctx, r, 0, 5, r5), (const int[]){0, 2, 1, 3, 4}) : NULL;
+  return reshape_i(ctx, r, 0, 4, r4);
+}
+
 static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
                                 frit_dtype cdt, frit_dtype dt) {
   const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
@@ -324,6 +363,8 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
     bool first[FRIT_MAX_DIMS] = {true};
     int64_t nhwo[4] = {n, g->o[0], g->o[1], op};
     r = frit_contiguous(ctx, reshape_i(ctx, ti_cast(ctx, tc_sum_keep(ctx, part, first), dt), 0, 4, nhwo));
+  } else if ((r = conv_channel_rows(ctx, x, w, g, dl, cdt, dt))) {
+    return r;
   } else {
     frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, wt);
     mask[3] = true;
@@ -379,6 +420,33 @@ static frit_tensor *conv_taps(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, con
   return r && wp != g->o[1] ? ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, g->o[1])) : r;
 }
 
+/* by size: the taps while the reduction is short, im2col while its patches stay small, the
+ * product form above that, else direct */
+static frit_tensor *conv_routes(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, const pool_geom *g, const int64_t *dl,
+                                int64_t groups, frit_dtype cdt, frit_dtype dt) {
+  frit_tensor *r = NULL;
+  if (groups == 1 && frit_dtype_is_float(dt)) r = conv_taps(ctx, x, w, g, dl, cdt, dt);
+  if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_im2col(ctx, x, w, g, dl, cdt, dt);
+  if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_as_gemm(ctx, x, w, g, dl, cdt, dt);
+  return r ? r : conv_direct(ctx, x, w, g, dl, groups, cdt, dt);
+}
+
+/* conv2d's weight gradient (grad_rules.c): the conv of x swapped to (C, N, H, W) with g swapped
+ * to (O, N, OH, OW), both float and of static sizes, by the same routes as frit_conv2d but with
+ * no rule of its own, so that its x is the forward's own node: the patches it materialises are
+ * then the very ones conv_channel_rows built in the forward, one buffer for both. (Its gradient,
+ * for a gradient of a gradient, is that of the graph it builds.) */
+frit_tensor *tn_conv2d_weight_grad(frit_ctx *ctx, frit_tensor *xt, frit_tensor *gt, const int64_t stride[2],
+                                   const int64_t padding[2], const int64_t dilation[2]) {
+  if (!ti_ok(ctx, "conv2d", (frit_tensor *[]){xt, gt}, 2)) return NULL;
+  const frit_shape *sw = ti_shape(ctx, gt);
+  int64_t kernel[2] = {frit_dim_value(sw->dims[2]), frit_dim_value(sw->dims[3])};
+  pool_geom g;
+  if (!pool_check(ctx, "conv2d", xt, kernel, stride, padding, dilation, &g)) return NULL;
+  frit_dtype dt = frit_promote(frit_tensor_dtype(xt), frit_tensor_dtype(gt));
+  return conv_routes(ctx, xt, gt, &g, dilation, 1, tc_is_half(dt) ? FRIT_F32 : dt, dt);
+}
+
 frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias, const int64_t stride[2],
                          const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
   frit_tensor *ts[3] = {x, w, bias};
@@ -404,17 +472,11 @@ frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_ten
   if (!pool_check(ctx, "conv2d", x, kernel, stride ? stride : unit2, padding, dl, &g)) return NULL;
   frit_dtype dt = frit_promote(frit_tensor_dtype(x), frit_tensor_dtype(w));
   frit_dtype cdt = tc_is_half(dt) ? FRIT_F32 : dt;
-  /* (N, C, OH, OW, KH, KW) windows -> (N, g, 1, C/g, OH, OW, KH, KW) against
-   * w as (1, g, O/g, C/g, 1, 1, KH, KW); the sum runs over C/g, KH, KW */
-  /* by size: im2col while its patches stay small, the product form above that, else direct */
   frit_tensor *r = NULL;
   bool rule = groups == 1 && frit_dtype_is_float(dt);
   if (rule) x = ti_fresh(ctx, x), w = ti_fresh(ctx, w); /* the rule's inputs stay in the graph */
   if (!x || !w) return NULL;
-  if (groups == 1 && frit_dtype_is_float(dt)) r = conv_taps(ctx, x, w, &g, dl, cdt, dt);
-  if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_im2col(ctx, x, w, &g, dl, cdt, dt);
-  if (!r && groups == 1 && !frit_dtype_is_bool(dt)) r = conv_as_gemm(ctx, x, w, &g, dl, cdt, dt);
-  if (!r) r = conv_direct(ctx, x, w, &g, dl, groups, cdt, dt);
+  r = conv_routes(ctx, x, w, &g, dl, groups, cdt, dt);
   if (r && rule) r = tg_conv2d(ctx, r, x, w, g.st, g.pad, dl);
   if (!r || !bias) return r;
   frit_dtype rdt = frit_promote(dt, frit_tensor_dtype(bias));

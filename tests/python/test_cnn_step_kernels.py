@@ -235,6 +235,33 @@ def test_conv_weight_gradient_reads_the_forwards_padded_input():
     assert sum("erf" in k.ops for k in f.lower(x, w, g).kernels) == 1
 
 
+@pytest.mark.parametrize("mode", ["jit", "eager"])
+def test_conv_forward_and_weight_gradient_share_one_patch_matrix(mode):
+    """nn.c conv_channel_rows: a conv of 16+ channels computes (O, pixels) = w @ patches with the
+    patches built as the weight gradient builds them (tn_conv2d_weight_grad, no fresh input), so
+    a training step materialises one patch matrix, not two; forward and gradient against numpy."""
+    from frit.nn import functional as F
+    x = rng.standard_normal((8, 8, 14, 14)).astype(np.float32)
+    w = (rng.standard_normal((16, 8, 5, 5)) * 0.3).astype(np.float32)
+    g = rng.standard_normal((8, 16, 14, 14)).astype(np.float32)
+
+    def f(x, w, g):
+        return frit.value_and_grad(lambda w: frit.sum(frit.conv2d(F.gelu(x), w, padding=2) * g))(w)
+    jf = frit.jit(f, dynamic=False)
+    v, gw = (jf if mode == "jit" else f)(x, w, g)
+    a = np_gelu(x.astype(np.float64))
+    ap = np.pad(a, ((0, 0), (0, 0), (2, 2), (2, 2)))
+    out = sum(np.einsum("nchw,oc->nohw", ap[:, :, i:i + 14, j:j + 14], w[:, :, i, j].astype(np.float64))
+              for i in range(5) for j in range(5))
+    np.testing.assert_allclose(float(A(v)), float((out * g).sum()), rtol=1e-4)
+    want_w, _ = np_conv_grads(a, w.astype(np.float64), g.astype(np.float64), 1, 2)
+    np.testing.assert_allclose(A(gw), want_w, rtol=2e-4, atol=2e-4)
+    # the patch matrix: 8*25 rows of 8*14*14 pixels, written by exactly one kernel
+    ir = jf.lower(x, w, g).ir("kernel").split("\nkernel ")
+    outs = [int(m) for k in ir for m in __import__("re").findall(r"define_global param=0 size=(\d+)", k)[:1]]
+    assert outs.count(200 * 8 * 196) == 1, outs
+
+
 def test_dense_input_gradient_into_pool_backward_vs_numpy():
     # the CNN's tail: pool -> GELU -> flatten -> dense. The dense input gradient, fused into the
     # pool's backward as its reduction, read the weight's panels by div/mod untiled: it is
