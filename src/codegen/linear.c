@@ -235,7 +235,10 @@ void cgl_close_block(cg *g, int b) {
     if (du && atoi(du) > 1) cgl_line(g, p, "#pragma unroll %d", atoi(du));
     if (simd && B->has_child_loop && host) cgl_line(g, p, "#pragma omp simd");
     else if (simd && host) cgl_line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
-    else if (host && B->has_child_loop && small && (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL) &&
+    /* not around a simd loop: gcc 12 unrolls first and then vectorises neither copy (a dot
+     * product's 784-long reduction under a 2-iteration loop ran scalar, 4x slower) */
+    else if (host && B->has_child_loop && small && !B->child_simd &&
+             (r->arg.i1 == FRIT_AXIS_UPCAST || r->arg.i1 == FRIT_AXIS_UNROLL) &&
              end->arg.value.i > 1 && end->arg.value.i * B->copies <= MAX_UNROLL_COPIES) {
       cgl_line(g, p, "#pragma GCC unroll %d", (int)end->arg.value.i);
       B->copies *= end->arg.value.i;
@@ -258,6 +261,7 @@ void cgl_close_block(cg *g, int b) {
     P->loaded_params |= B->loaded_params;
     P->stored_params |= B->stored_params;
     if (B->has_store || B->unsafe || B->child_bad || B->simd_done) P->child_bad = true;
+    if (B->simd_done || B->child_simd) P->child_simd = true;
   }
   cgl_retire_block(B);
 }

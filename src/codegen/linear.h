@@ -13,6 +13,7 @@ typedef struct blk {
   bool strided; /* a memory access not stride 1 in this loop's range */
   bool simd_done;  /* this loop got a simd pragma */
   bool child_bad;  /* a child loop stores, is unsafe or got its own simd pragma */
+  bool child_simd; /* a loop inside got a simd pragma */
   uint64_t loaded_params, stored_params; /* bit p: DEFINE_GLOBAL p read / written directly here */
   int nstores_ok;                        /* stores whose index is injective in this block's range */
   cg_str text;

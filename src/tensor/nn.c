@@ -353,7 +353,20 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   int64_t kb = c, kc = 1;
   while (kb % 2 == 0 && kb * kh * kw > 2048) kb /= 2;
   kc = c / kb;
-  if (k >= 8192 && kc >= 2 && a && wt) {
+  if (k >= 8192 && kc >= 2 && a && op != o) {
+    /* too few columns for whole vectors (conv1's 8 channels): each output a dot product of a
+     * patch row with a row of w, both read along the reduction as they lie, where the padded
+     * (K x OP) copy of w was a transpose at a third of the bandwidth and half its columns zeros */
+    int64_t a5[5] = {m, kc, 1, kb, kh * kw}, w5b[5] = {o, kc, 1, kb, kh * kw}, nhwo[4] = {n, g->o[0], g->o[1], o};
+    int pa[5] = {1, 0, 2, 3, 4}, pb[5] = {1, 2, 0, 3, 4};
+    frit_tensor *a3 = frit_permute(ctx, reshape_i(ctx, a, 0, 5, a5), pa);                      /* (KC, M, 1, KB, HW) */
+    frit_tensor *w3 = frit_permute(ctx, reshape_i(ctx, ti_cast(ctx, w, cdt), 0, 5, w5b), pb); /* (KC, 1, O, KB, HW) */
+    mask[3] = mask[4] = true;
+    frit_tensor *part = frit_contiguous(ctx, tc_sum_keep(ctx, tc_bin(ctx, "conv2d", FRIT_OP_MUL, a3, w3), mask));
+    bool first[FRIT_MAX_DIMS] = {true};
+    r = frit_contiguous(ctx, reshape_i(ctx, ti_cast(ctx, tc_sum_keep(ctx, part, first), dt), 0, 4, nhwo));
+    return r ? frit_permute(ctx, r, pout) : NULL;
+  } else if (k >= 8192 && kc >= 2 && a && wt) {
     int64_t a6[6] = {n * g->o[0] * g->o[1], 1, 1, kc, kb * kh * kw, 1}, w6[6] = {1, 1, 1, kc, kb * kh * kw, op};
     int pa[6] = {3, 0, 1, 2, 4, 5};
     frit_tensor *a3 = frit_permute(ctx, reshape_i(ctx, a, 0, 6, a6), pa);       /* (KC, M, 1, 1, KB, 1) */
