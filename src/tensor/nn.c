@@ -293,6 +293,31 @@ static frit_tensor *im2col_patches(frit_ctx *ctx, frit_tensor *x, const pool_geo
   return xw ? reshape_i(ctx, frit_contiguous(ctx, frit_permute(ctx, xw, px)), 1, 4, t4) : NULL;
 }
 
+/* A long reduction's chunk: channels of x (the batch, in a weight gradient) whose windows make
+ * about 2048 terms. */
+static int64_t chunk_channels(int64_t c, int64_t taps) {
+  int64_t kb = c;
+  while (kb % 2 == 0 && kb * taps > 2048) kb /= 2;
+  return kb;
+}
+
+/* x's windows as (KC, N*OH*OW, KB*KH*KW): im2col's patches with the reduction (C*KH*KW) cut into
+ * KC chunks of KB whole channels, each chunk's rows contiguous, for the chunked products below;
+ * materialised (copied in loops without division, as im2col_patches). */
+static frit_tensor *im2col_chunks(frit_ctx *ctx, frit_tensor *x, const pool_geom *g, const int64_t *dl, frit_dtype cdt,
+                                  int64_t kc) {
+  frit_tensor *xw = windows(ctx, padded_input(ctx, x, cdt, g, true), 2, g->k, g->st, dl); /* (N, C, OH, OW, KH, KW) */
+  if (!xw) return NULL;
+  const frit_shape *s = ti_shape(ctx, xw);
+  int64_t d[6];
+  for (int i = 0; i < 6; i++) d[i] = frit_dim_value(s->dims[i]);
+  int64_t t7[7] = {d[0], kc, d[1] / kc, d[2], d[3], d[4], d[5]}, t3[3] = {kc, d[0] * d[2] * d[3], d[1] / kc * d[4] * d[5]};
+  if (kc == 1) /* one chunk: the unchunked patches themselves (the same node as theirs) */
+    return reshape_i(ctx, im2col_patches(ctx, x, g, dl, cdt, t3[2]), 0, 3, t3);
+  int pc[7] = {1, 0, 3, 4, 2, 5, 6}; /* (KC, N, OH, OW, KB, KH, KW) */
+  return reshape_i(ctx, frit_contiguous(ctx, frit_permute(ctx, reshape_i(ctx, xw, 0, 7, t7), pc)), 0, 3, t3);
+}
+
 /* conv2d (groups 1, 16 or more output channels) as out (O, pixels) = w (O, C*KH*KW) @ patches
  * (C*KH*KW, pixels), with the pixels of all images as the vector columns. The patches are built
  * as conv2d's weight gradient builds them (grad_rules.c: x swapped to (C, N, H, W), windows of
@@ -314,15 +339,16 @@ static frit_tensor *conv_channel_rows(frit_ctx *ctx, frit_tensor *x, frit_tensor
     if (win_out(frit_dim_value(sx->dims[2 + a]) + 2 * g->pad[a], g->o[a], dl[a], g->st[a]) != (a ? kw : kh)) return NULL;
   if (o < 16 || (n * p) % 32 || k < 32 || k * n * p > ((int64_t)1 << 24) || n * p * k * o < ((int64_t)1 << 20))
     return NULL;
-  int64_t nb = n; /* images a chunk: about 2048 columns, whole vector pairs */
-  while (nb % 2 == 0 && nb * p > 2048 && (nb / 2 * p) % 32 == 0) nb /= 2;
-  int64_t nch = n / nb, cols = nb * p;
+  /* images a chunk: the weight gradient's chunk of its reduction (the same patches), in whole
+   * vector pairs */
+  int64_t nb = chunk_channels(n, p), nch = n / nb, cols = nb * p;
+  if (cols % 32) return NULL;
   int swap[4] = {1, 0, 2, 3};
   frit_tensor *xt = frit_permute(ctx, padded_input(ctx, x, cdt, g, true), swap); /* (C, N, HP, WP) */
   pool_geom gt = {.k = {g->o[0], g->o[1]}, .st = {dl[0], dl[1]}, .pad = {0, 0}, .o = {kh, kw}};
-  frit_tensor *pt = xt ? im2col_patches(ctx, xt, &gt, g->st, cdt, n * p) : NULL; /* (C, KH, KW, N*P, 1) */
-  int64_t b3[3] = {k, nch, cols}, b4[4] = {nch, 1, k, cols}, a4[4] = {1, o, k, 1};
-  frit_tensor *b = pt ? reshape_i(ctx, frit_permute(ctx, reshape_i(ctx, pt, 0, 3, b3), (const int[]){1, 0, 2}), 0, 4, b4) : NULL;
+  frit_tensor *pt = xt ? im2col_chunks(ctx, xt, &gt, g->st, cdt, nch) : NULL; /* (NCH, C*KH*KW, NB*P) */
+  int64_t b4[4] = {nch, 1, k, cols}, a4[4] = {1, o, k, 1};
+  frit_tensor *b = reshape_i(ctx, pt, 0, 4, b4);
   frit_tensor *a = reshape_i(ctx, ti_cast(ctx, w, cdt), 0, 4, a4);
   bool mask[FRIT_MAX_DIMS] = {false, false, true};
   frit_tensor *r = a && b ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, b) : NULL;
@@ -339,7 +365,6 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   int64_t kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
   int64_t m = n * g->o[0] * g->o[1], k = c * kh * kw, op = (o + 15) / 16 * 16;
   if (!im2col_fits(n, m, k, o)) return NULL;
-  frit_tensor *a = im2col_patches(ctx, x, g, dl, cdt, k);
   int pw[4] = {1, 2, 3, 0}, pout[4] = {0, 3, 1, 2};
   frit_tensor *wt = frit_permute(ctx, ti_cast(ctx, w, cdt), pw); /* (C, KH, KW, O) */
   int64_t before[1] = {0}, after[1] = {op - o}, w2[2] = {k, op}, w5[5] = {1, 1, 1, k, op};
@@ -350,26 +375,25 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   /* a long reduction (a weight gradient: k is the batch times a feature map) in chunks of whole
    * channels, each chunk's partial product realized, then summed: one pass streamed all of w
    * (k x O, megabytes) again for every tile of rows; a chunk of w stays in cache */
-  int64_t kb = c, kc = 1;
-  while (kb % 2 == 0 && kb * kh * kw > 2048) kb /= 2;
-  kc = c / kb;
-  if (k >= 8192 && kc >= 2 && a && op != o) {
+  int64_t kb = chunk_channels(c, kh * kw), kc = c / kb;
+  frit_tensor *ach = k >= 8192 && kc >= 2 ? im2col_chunks(ctx, x, g, dl, cdt, kc) : NULL; /* (KC, M, KB*KH*KW) */
+  if (ach && op != o) {
     /* too few columns for whole vectors (conv1's 8 channels): each output a dot product of a
      * patch row with a row of w, both read along the reduction as they lie, where the padded
      * (K x OP) copy of w was a transpose at a third of the bandwidth and half its columns zeros */
-    int64_t a5[5] = {m, kc, 1, kb, kh * kw}, w5b[5] = {o, kc, 1, kb, kh * kw}, nhwo[4] = {n, g->o[0], g->o[1], o};
-    int pa[5] = {1, 0, 2, 3, 4}, pb[5] = {1, 2, 0, 3, 4};
-    frit_tensor *a3 = frit_permute(ctx, reshape_i(ctx, a, 0, 5, a5), pa);                      /* (KC, M, 1, KB, HW) */
+    int64_t a5[5] = {kc, m, 1, kb, kh * kw}, w5b[5] = {o, kc, 1, kb, kh * kw}, nhwo[4] = {n, g->o[0], g->o[1], o};
+    int pb[5] = {1, 2, 0, 3, 4};
+    frit_tensor *a3 = reshape_i(ctx, ach, 0, 5, a5);                                            /* (KC, M, 1, KB, HW) */
     frit_tensor *w3 = frit_permute(ctx, reshape_i(ctx, ti_cast(ctx, w, cdt), 0, 5, w5b), pb); /* (KC, 1, O, KB, HW) */
     mask[3] = mask[4] = true;
     frit_tensor *part = frit_contiguous(ctx, tc_sum_keep(ctx, tc_bin(ctx, "conv2d", FRIT_OP_MUL, a3, w3), mask));
     bool first[FRIT_MAX_DIMS] = {true};
     r = frit_contiguous(ctx, reshape_i(ctx, ti_cast(ctx, tc_sum_keep(ctx, part, first), dt), 0, 4, nhwo));
     return r ? frit_permute(ctx, r, pout) : NULL;
-  } else if (k >= 8192 && kc >= 2 && a && wt) {
-    int64_t a6[6] = {n * g->o[0] * g->o[1], 1, 1, kc, kb * kh * kw, 1}, w6[6] = {1, 1, 1, kc, kb * kh * kw, op};
+  } else if (ach && wt) {
+    int64_t a6[6] = {kc, m, 1, 1, kb * kh * kw, 1}, w6[6] = {1, 1, 1, kc, kb * kh * kw, op};
     int pa[6] = {3, 0, 1, 2, 4, 5};
-    frit_tensor *a3 = frit_permute(ctx, reshape_i(ctx, a, 0, 6, a6), pa);       /* (KC, M, 1, 1, KB, 1) */
+    frit_tensor *a3 = reshape_i(ctx, ach, 0, 6, a6);                            /* (KC, M, 1, 1, KB, 1) */
     frit_tensor *w3 = frit_permute(ctx, reshape_i(ctx, wt, 0, 6, w6), pa);      /* (KC, 1, 1, 1, KB, OP) */
     mask[4] = true;
     frit_tensor *part = frit_contiguous(ctx, tc_sum_keep(ctx, tc_bin(ctx, "conv2d", FRIT_OP_MUL, a3, w3), mask));
@@ -379,7 +403,7 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   } else if ((r = conv_channel_rows(ctx, x, w, g, dl, cdt, dt))) {
     return r;
   } else {
-    frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, wt);
+    frit_tensor *p = tc_bin(ctx, "conv2d", FRIT_OP_MUL, im2col_patches(ctx, x, g, dl, cdt, k), wt);
     mask[3] = true;
     /* realized with the zero columns: a shrink before that would reach into the product's loop */
     r = frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, p, mask), mask), dt));
