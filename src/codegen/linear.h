@@ -78,6 +78,10 @@ bool cgl_fail(cg *g, const frit_uop *u, const char *msg);
  * of a 4x4x7 nest took gcc 20+ s. Loops are unrolled innermost first while the copies of the
  * innermost bodies stay within this many. */
 #define MAX_UNROLL_COPIES 16
+/* A register tile's short reduction ranges written out as copies (cgl_unrolled_in_text): up to
+ * a 5x5 kernel's taps, so that one loop (the channels) stays around them; with two nested loops
+ * under its lanes gcc 12 does not vectorise the tile at all (a conv's input gradient ran scalar) */
+#define MAX_TILE_TEXT_COPIES 25
 /* Closes loop block B into its parent P as copies of its text, when it is a short inner range of
  * a reduction under a loop of output lanes (linear_reduce.c); false: a loop it stays. */
 bool cgl_unrolled_in_text(cg *g, blk *B, blk *P);

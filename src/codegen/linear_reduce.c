@@ -319,7 +319,7 @@ bool cgl_unrolled_in_text(cg *g, blk *B, blk *P) {
   if (g->dialect != FRIT_DIALECT_C || r == g->g0 || g->group || B->has_child_loop || B->blocking || B->has_store ||
       B->is_if || P->rix < 0 || !reduce_axis(r) || !reduce_axis(g->ranges[P->rix]) ||
       end->op != FRIT_OP_CONST || end->arg.value.i < 2 || end->arg.value.i > 8 ||
-      end->arg.value.i * B->copies > MAX_UNROLL_COPIES)
+      end->arg.value.i * B->copies > MAX_TILE_TEXT_COPIES)
     return false;
   /* only under a loop of output lanes that may be vectorised outside-in (a register tile's):
    * elsewhere the copies let gcc 12.2's loop vectoriser take the reduction loop around them

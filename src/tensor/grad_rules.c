@@ -327,11 +327,13 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
   const frit_shape *sx = ti_shape(ctx, x), *sw = ti_shape(ctx, w);
   const int64_t *st = params, *pad = params + 2, *dl = params + 4;
   int swap[4] = {1, 0, 2, 3};
-  /* gx */
-  /* the gradient in padded coordinates, [0, (O-1)s + 1 + d(K-1)), then x's part of it:
-   * [pad, pad + H), zeros past the last row a window reached */
-  frit_tensor *gx = conv_grad_x_col2im(ctx, g, w, st, dl);
-  bool col2im = gx != NULL;
+  /* gx: at x's size directly (16+ channels, stride 1: one product on g's padded grid), else in
+   * padded coordinates, [0, (O-1)s + 1 + d(K-1)), then x's part of it: [pad, pad + H), zeros
+   * past the last row a window reached */
+  frit_tensor *gx = tn_conv2d_grad_x(ctx, g, w, st, pad, dl, frit_dim_value(sx->dims[2]), frit_dim_value(sx->dims[3]));
+  bool implicit = gx != NULL;
+  if (!gx) gx = conv_grad_x_col2im(ctx, g, w, st, dl);
+  bool col2im = !implicit && gx != NULL;
   if (!gx) {
     frit_tensor *gd = dilate_axis(ctx, dilate_axis(ctx, g, 2, st[0]), 3, st[1]);
     frit_tensor *wt = frit_permute(ctx, frit_flip(ctx, w, (const int[]){2, 3}, 2), swap);
@@ -339,7 +341,7 @@ static frit_status conv2d_rule(frit_ctx *ctx, const int64_t *params, frit_tensor
     for (int a = 0; a < 2; a++) cpad[a] = dl[a] * (frit_dim_value(sw->dims[2 + a]) - 1);
     gx = frit_conv2d(ctx, gd, wt, NULL, (const int64_t[]){1, 1}, cpad, dl, 1);
   }
-  for (int a = 0; a < 2 && gx; a++) {
+  for (int a = 0; a < 2 && gx && !implicit; a++) {
     int64_t have = frit_dim_value(ti_shape(ctx, gx)->dims[2 + a]), want = frit_dim_value(sx->dims[2 + a]);
     int64_t lo = pad[a] < have ? pad[a] : have, hi = pad[a] + want < have ? pad[a] + want : have;
     gx = ti_shrink_axis(ctx, gx, 2 + a, ti_dim(ctx, lo), ti_dim(ctx, hi));

@@ -19,6 +19,8 @@ frit_tensor *tg_max_pool(frit_ctx *ctx, frit_tensor *r, frit_tensor *w);
 /* x cast to cdt, zero-padded by pad on its last two axes and materialised (when padded): the
  * node conv2d's forward builds for its input, so that its gradient rule reads the same buffer */
 frit_tensor *tn_conv_padded(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const int64_t pad[2]);
+frit_tensor *tn_conv2d_grad_x(frit_ctx *ctx, frit_tensor *g, frit_tensor *w, const int64_t st[2], const int64_t pad[2],
+                              const int64_t dl[2], int64_t h, int64_t wd);
 frit_tensor *tn_conv2d_weight_grad(frit_ctx *ctx, frit_tensor *xt, frit_tensor *gt, const int64_t stride[2],
                                    const int64_t padding[2], const int64_t dilation[2]);
 frit_tensor *tg_eigh(frit_ctx *ctx, frit_tensor *out, frit_tensor *a, bool vectors); /* w or V of eigh */

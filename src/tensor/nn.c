@@ -484,6 +484,56 @@ frit_tensor *tn_conv2d_weight_grad(frit_ctx *ctx, frit_tensor *xt, frit_tensor *
   return conv_routes(ctx, xt, gt, &g, dilation, 1, tc_is_half(dt) ? FRIT_F32 : dt, dt);
 }
 
+/* conv2d's input gradient (stride 1, dilation 1) as one register-tiled product, no patches:
+ * gx[n, c] = sum over (o, i, j) of w[o, c, KH-1-i, KW-1-j] * g[n, o] padded by K-1-pad and
+ * shifted by (i, j). On the padded g's grid, one flat axis of OH' rows of WG columns, a shift is
+ * an offset i*WG + j, so each (o, i, j) term reads a contiguous run of the flat g (the WG - W
+ * columns past each row are cut after): the tiler holds C rows x 32 pixels in registers over the
+ * O*KH*KW terms, with the shifted runs of g in cache. col2im materialised a product of KH*KW*C
+ * rows a pixel (46 MB for the CNN's 16-64-256 conv2) and then summed its shifted taps. */
+frit_tensor *tn_conv2d_grad_x(frit_ctx *ctx, frit_tensor *g, frit_tensor *w, const int64_t st[2], const int64_t pad[2],
+                              const int64_t dl[2], int64_t h, int64_t wd) {
+  const frit_shape *sg = ti_shape(ctx, g), *sw = ti_shape(ctx, w);
+  int64_t n = frit_dim_value(sg->dims[0]), o = frit_dim_value(sg->dims[1]);
+  int64_t oh = frit_dim_value(sg->dims[2]), ow = frit_dim_value(sg->dims[3]);
+  int64_t c = frit_dim_value(sw->dims[1]), kh = frit_dim_value(sw->dims[2]), kw = frit_dim_value(sw->dims[3]);
+  if (st[0] != 1 || st[1] != 1 || dl[0] != 1 || dl[1] != 1 || pad[0] > kh - 1 || pad[1] > kw - 1 || c < 16 ||
+      n < 1 || o < 1 || oh + kh - 1 - 2 * pad[0] != h || ow + kw - 1 - 2 * pad[1] != wd)
+    return NULL;
+  int64_t ph = kh - 1 - pad[0], pw = kw - 1 - pad[1], hg = oh + 2 * ph, wg = ow + 2 * pw;
+  int64_t cols = (h * wg + 31) / 32 * 32, taps = (kh - 1) * wg + kw, len = taps + cols - 1;
+  if (n * o * kh * kw * cols * c < ((int64_t)1 << 22)) return NULL;
+  frit_dtype dt = frit_tensor_dtype(g), cdt = tc_is_half(dt) ? FRIT_F32 : dt;
+  /* g padded, with zero rows past its end for the last row's shifts, materialised as rows (a
+   * copy without division), then read flat */
+  int64_t er = (len - hg * wg + wg - 1) / wg;
+  int64_t before[2] = {ph, pw}, after[2] = {ph + er, pw}, f3[3] = {n, o, (hg + er) * wg};
+  /* g realized first when it is a view (a max pool's backward, windows reshaped): the padding's
+   * gate would keep that view's div/mod in every load of the copy */
+  frit_tensor *gc = ti_cast(ctx, g, cdt);
+  if (gc && TI_U(gc)->op != FRIT_OP_CONTIGUOUS) gc = frit_contiguous(ctx, gc);
+  frit_tensor *gp = frit_contiguous(ctx, pad_i(ctx, gc, 2, 2, before, after));
+  gp = reshape_i(ctx, gp, 0, 3, f3);
+  /* (N, O, shift, pixel) = flat g[shift + pixel]; the shifts i*WG + j of the kernel's taps */
+  const int64_t k1[1] = {cols}, one[1] = {1};
+  frit_tensor *b = windows(ctx, gp, 1, k1, one, one);
+  b = b ? ti_shrink_axis(ctx, b, 2, ti_dim(ctx, 0), ti_dim(ctx, taps)) : NULL;
+  b = b ? ti_pad_axis(ctx, b, 2, ti_dim(ctx, 0), ti_dim(ctx, kh * wg - taps)) : NULL;
+  int64_t b5[5] = {kh, wg, cols}, b6[6] = {n, 1, o, kh, kw, cols};
+  b = b ? ti_shrink_axis(ctx, reshape_i(ctx, b, 2, 3, b5), 3, ti_dim(ctx, 0), ti_dim(ctx, kw)) : NULL;
+  b = reshape_i(ctx, b, 0, 6, b6); /* (N, 1, O, KH, KW, pixels) */
+  /* w flipped, as (1, C, O, KH, KW, 1) */
+  int swap[4] = {1, 0, 2, 3};
+  int64_t a6[6] = {1, c, o, kh, kw, 1};
+  frit_tensor *a = reshape_i(ctx, frit_permute(ctx, frit_flip(ctx, ti_cast(ctx, w, cdt), (const int[]){2, 3}, 2), swap), 0, 6, a6);
+  bool mask[FRIT_MAX_DIMS] = {false, false, true, true, true};
+  frit_tensor *r = a && b ? tc_bin(ctx, "conv2d", FRIT_OP_MUL, a, b) : NULL;
+  r = r ? frit_contiguous(ctx, ti_cast(ctx, tc_drop(ctx, tc_sum_keep(ctx, r, mask), mask), dt)) : NULL; /* (N, C, cols) */
+  int64_t r4[4] = {n, c, h, wg};
+  r = r ? reshape_i(ctx, ti_shrink_axis(ctx, r, 2, ti_dim(ctx, 0), ti_dim(ctx, h * wg)), 0, 4, r4) : NULL;
+  return r && wg != wd ? ti_shrink_axis(ctx, r, 3, ti_dim(ctx, 0), ti_dim(ctx, wd)) : r;
+}
+
 frit_tensor *frit_conv2d(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, frit_tensor *bias, const int64_t stride[2],
                          const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
   frit_tensor *ts[3] = {x, w, bias};

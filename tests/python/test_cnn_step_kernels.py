@@ -197,8 +197,11 @@ def np_conv_grads(x, w, g, s, p):
 # conv1, batch 1, odd sizes, stride 2, no padding; batches of 64 and 48, whose weight gradients
 # sum over 8 chunks of whole images (nn.c conv_im2col), and an input gradient whose pixel rows
 # (7 wide) are padded to whole vectors (grad_rules.c conv_grad_x_col2im); conv1 over 16 images,
-# whose weight gradient (25 rows: not a multiple of 4) is chunked too
-CONVS = [((8, 8, 14, 14), (16, 8, 5, 5), 1, 2), ((4, 1, 28, 28), (8, 1, 5, 5), 1, 2), ((1, 3, 9, 7), (4, 3, 3, 3), 1, 1),
+# whose weight gradient (25 rows: not a multiple of 4) is chunked too; and three input gradients of
+# 16+ channels as one product on the padded g's flat grid (nn.c tn_conv2d_grad_x): odd sizes and
+# kernels, rows cut to whole vectors, no padding (the widest flat padding)
+CONVS = [((8, 16, 9, 11), (20, 16, 3, 5), 1, 2), ((16, 16, 14, 14), (16, 16, 5, 5), 1, 2),
+         ((8, 24, 10, 12), (16, 24, 3, 3), 1, 0), ((8, 8, 14, 14), (16, 8, 5, 5), 1, 2), ((4, 1, 28, 28), (8, 1, 5, 5), 1, 2), ((1, 3, 9, 7), (4, 3, 3, 3), 1, 1),
          ((3, 5, 11, 13), (6, 5, 3, 3), 2, 1), ((2, 4, 10, 10), (5, 4, 3, 3), 1, 0), ((64, 8, 14, 14), (16, 8, 5, 5), 1, 2),
          ((48, 4, 14, 14), (16, 4, 3, 3), 1, 1), ((32, 16, 7, 7), (24, 16, 5, 5), 1, 2), ((16, 1, 28, 28), (8, 1, 5, 5), 1, 2)]
 
