@@ -241,9 +241,17 @@ static void test_divmod(void) {
              add(mul(mrow, ci(16)), col));
   frit_uop *kmod = md(kk, ci(5)), *kdiv = dv(kk, ci(5)); /* the canonical sum orders atoms by id */
   CHECK_SIMP(add(mul(kdiv, ci(4)), kmod), add(kmod, mul(kdiv, ci(4))));
-  /* only for a known non-negative dividend */
+  /* a dividend of either sign: truncating division keeps x == (x/5)*5 + x%5 (a padded view's
+   * index is below 0 where its gate holds the load); checked at every value below */
   frit_uop *smod = md(s, ci(5)), *sdiv = dv(s, ci(5));
-  CHECK_SIMP(add(mul(sdiv, ci(5)), smod), add(smod, mul(sdiv, ci(5))));
+  CHECK_SIMP(add(mul(sdiv, ci(5)), smod), s);
+  CHECK_SIMP(add(md(s, ci(3)), mul(md(dv(s, ci(3)), ci(4)), ci(3))), md(s, ci(12)));
+  CHECK_SIMP(add(md(dv(s, ci(3)), ci(4)), mul(dv(s, ci(12)), ci(4))), dv(s, ci(3)));
+  for (int64_t v = -100; v <= 100; v++) { /* the identities, in C's truncating division */
+    CHECK(v / 5 * 5 + v % 5 == v);
+    CHECK(v % 3 + (v / 3) % 4 * 3 == v % 12);
+    CHECK((v / 3) % 4 + v / 12 * 4 == v / 3);
+  }
   /* nested */
   CHECK_SIMP(dv(dv(s, ci(3)), ci(4)), dv(s, ci(12)));
   CHECK_SIMP(md(md(s, ci(12)), ci(4)), md(s, ci(4)));

@@ -108,31 +108,31 @@ static frit_uop *b_commute(frit_ctx *ctx, frit_uop *root, frit_uop *const *a, in
   return frit_uop_replace_src(ctx, root, s, 2);
 }
 
-/* x / d or x % d with d a positive constant and x >= 0 (truncation is then floor): x in *x, d in *d. */
-static bool nonneg_divmod(const frit_uop *u, frit_op op, frit_uop **x, int64_t *d) {
-  int64_t lo, hi;
-  if (u->op != op || u->nsrc != 2 || u->src[1]->op != FRIT_OP_CONST || u->src[1]->arg.value.i <= 0 ||
-      !frit_range_known(u->src[0], &lo, &hi) || lo < 0)
-    return false;
+/* x / d or x % d with d a positive constant: x in *x, d in *d. */
+static bool divmod_by(const frit_uop *u, frit_op op, frit_uop **x, int64_t *d) {
+  if (u->op != op || u->nsrc != 2 || u->src[1]->op != FRIT_OP_CONST || u->src[1]->arg.value.i <= 0) return false;
   *x = u->src[0], *d = u->src[1]->arg.value.i;
   return true;
 }
 
 /* One recombination of an unflattened index in L: c*(x%a) + c*a*(x/a) -> c*x,
- * c*(x%a) + c*a*((x/a)%b) -> c*(x%(a*b)) and c*((x/a)%b) + c*b*(x/(a*b)) -> c*(x/a) (x >= 0;
- * exact identities of integers, so they hold wrapped too). A reshape that merges axes of a
+ * c*(x%a) + c*a*((x/a)%b) -> c*(x%(a*b)) and c*((x/a)%b) + c*b*(x/(a*b)) -> c*(x/a). Exact
+ * identities of truncating division for every x (x == (x/a)*a + x%a, and (x/a)/b == x/(a*b) for
+ * positive a, b), so they hold wrapped too, and for an x below 0: a padded view's index, whose
+ * gate keeps those points from being read (a pad of a max pool's reshaped gradient divided in
+ * every load of its copy). A reshape that merges axes of a
  * realized buffer indexes it this way: conv's im2col patches read as (.., C*KH*KW) would
  * otherwise divide in the product's inner loop. Each step merges two terms: it terminates. */
 static bool lin_recombine(frit_ctx *ctx, frit_lin *L) {
   for (int i = 0; i < L->n; i++) {
     frit_uop *x, *y, *q;
     int64_t a, b, a2, c = L->t[i].c;
-    if (!nonneg_divmod(L->t[i].v, FRIT_OP_MOD, &x, &a)) continue;
+    if (!divmod_by(L->t[i].v, FRIT_OP_MOD, &x, &a)) continue;
     /* c*((y/a2)%a) + c*a*(y/(a2*a)) -> c*(y/a2): the div part of the same unflattening */
-    if (nonneg_divmod(x, FRIT_OP_IDIV, &y, &a2) && a2 <= INT64_MAX / a)
+    if (divmod_by(x, FRIT_OP_IDIV, &y, &a2) && a2 <= INT64_MAX / a)
       for (int j = 0; j < L->n; j++) {
         if (j == i || L->t[j].c != frit_wrap_int((int64_t)((uint64_t)c * (uint64_t)a), L->dt)) continue;
-        if (!nonneg_divmod(L->t[j].v, FRIT_OP_IDIV, &q, &b) || q != y || b != a2 * a) continue;
+        if (!divmod_by(L->t[j].v, FRIT_OP_IDIV, &q, &b) || q != y || b != a2 * a) continue;
         frit_lin t = *L;
         t.t[i].c = t.t[j].c = 0;
         if (!frit_lin_add(&t, x, c)) return false;
@@ -143,9 +143,9 @@ static bool lin_recombine(frit_ctx *ctx, frit_lin *L) {
     for (int j = 0; j < L->n; j++) {
       if (j == i || L->t[j].c != frit_wrap_int((int64_t)((uint64_t)c * (uint64_t)a), L->dt)) continue;
       frit_uop *v = L->t[j].v, *whole = NULL;
-      if (nonneg_divmod(v, FRIT_OP_IDIV, &y, &a2) && y == x && a2 == a) {
+      if (divmod_by(v, FRIT_OP_IDIV, &y, &a2) && y == x && a2 == a) {
         whole = x;
-      } else if (nonneg_divmod(v, FRIT_OP_MOD, &q, &b) && nonneg_divmod(q, FRIT_OP_IDIV, &y, &a2) && y == x &&
+      } else if (divmod_by(v, FRIT_OP_MOD, &q, &b) && divmod_by(q, FRIT_OP_IDIV, &y, &a2) && y == x &&
                  a2 == a && b <= INT64_MAX / a && frit_wrap_int(a * b, x->dtype) == a * b) {
         whole = frit_binary(ctx, FRIT_OP_MOD, x, frit_const_int(ctx, x->dtype, a * b));
       }

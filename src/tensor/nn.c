@@ -508,11 +508,7 @@ frit_tensor *tn_conv2d_grad_x(frit_ctx *ctx, frit_tensor *g, frit_tensor *w, con
    * copy without division), then read flat */
   int64_t er = (len - hg * wg + wg - 1) / wg;
   int64_t before[2] = {ph, pw}, after[2] = {ph + er, pw}, f3[3] = {n, o, (hg + er) * wg};
-  /* g realized first when it is a view (a max pool's backward, windows reshaped): the padding's
-   * gate would keep that view's div/mod in every load of the copy */
-  frit_tensor *gc = ti_cast(ctx, g, cdt);
-  if (gc && TI_U(gc)->op != FRIT_OP_CONTIGUOUS) gc = frit_contiguous(ctx, gc);
-  frit_tensor *gp = frit_contiguous(ctx, pad_i(ctx, gc, 2, 2, before, after));
+  frit_tensor *gp = frit_contiguous(ctx, pad_i(ctx, ti_cast(ctx, g, cdt), 2, 2, before, after));
   gp = reshape_i(ctx, gp, 0, 3, f3);
   /* (N, O, shift, pixel) = flat g[shift + pixel]; the shifts i*WG + j of the kernel's taps */
   const int64_t k1[1] = {cols}, one[1] = {1};
