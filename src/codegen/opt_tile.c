@@ -96,15 +96,11 @@ static frit_uop *add(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return a && b ? 
 /* Half the L2 of the core generating the code (the host kernels run there): a thread block's rows
  * of A, with the B panel they share beside them. 128 KiB where it cannot be read. */
 static int64_t a_block_budget(void) {
-  static int64_t budget;
-  if (!budget) {
-    long l2 = -1;
+  long l2 = -1; /* asked each time: contexts generate code in several threads at once */
 #ifdef _SC_LEVEL2_CACHE_SIZE
-    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
-    budget = l2 >= 256 * 1024 && l2 <= 64 * 1024 * 1024 ? l2 / 2 : 128 * 1024;
-  }
-  return budget;
+  return l2 >= 256 * 1024 && l2 <= 64 * 1024 * 1024 ? l2 / 2 : 128 * 1024;
 }
 
 /* Row tiles a thread block: as many as keep a block's rows of A in L2 over one B panel's pass
