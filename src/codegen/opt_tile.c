@@ -193,8 +193,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
    * broadcast of a; one vector a row: 8 rows */
   int64_t TI = (JV == 2 ? 6 : 8) / nred;
   /* few rows (a conv's 16 output channels): a last tile that clamps would redo 2 of 18 rows; a
-   * height that divides M instead, up to 8 rows of 2 vectors where there are 32 vector registers
-   * (16-lane f32: AVX-512) */
+   * smaller height that divides M instead (8 rows of 2 vectors were 2x slower) */
   if (nred == 1 && M % TI && (M + TI - 1) / TI * TI - M > M / 20)
     for (int64_t t = TI; t >= 4; t--)
       if (M % t == 0) {

@@ -390,9 +390,10 @@ frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, i
        * in fewer bytes (a max pool's output broadcast over its windows, read by the count and
        * by the gradient, was copied at the windows' size) */
       frit_uop *c = u;
-      while (u->op == FRIT_OP_EXPAND && (c->op == FRIT_OP_EXPAND || c->op == FRIT_OP_RESHAPE) &&
-             !sched_graph_is_real(g, c->src[0]) && !sched_is_leaf(c->src[0]))
-        c = c->src[0];
+      if (u->op == FRIT_OP_EXPAND)
+        while ((c->op == FRIT_OP_EXPAND || c->op == FRIT_OP_RESHAPE) && !sched_graph_is_real(g, c->src[0]) &&
+               !sched_is_leaf(c->src[0]))
+          c = c->src[0];
       g->real[c->id] = 1;
       root[i] = (int32_t)c->id;
       multi[i] = 0;

@@ -412,6 +412,19 @@ static frit_tensor *conv_im2col(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, c
   return r ? frit_permute(ctx, r, pout) : NULL;
 }
 
+/* x (N, C, H, W) zero-padded by (ph, pw) on both sides, with zero rows added below until the
+ * flat padded plane holds at least `need` elements, materialised row by row (a copy without
+ * division), then read flat: (N, C, L), L >= need. The taps of a conv on the padded grid read
+ * it at offsets past the last row. */
+static frit_tensor *padded_flat(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, int64_t ph, int64_t pw, int64_t need) {
+  const frit_shape *s = ti_shape(ctx, x);
+  int64_t n = frit_dim_value(s->dims[0]), c = frit_dim_value(s->dims[1]);
+  int64_t hp = frit_dim_value(s->dims[2]) + 2 * ph, wp = frit_dim_value(s->dims[3]) + 2 * pw;
+  int64_t extra = need > hp * wp ? (need - hp * wp + wp - 1) / wp : 0;
+  int64_t before[2] = {ph, pw}, after[2] = {ph + extra, pw}, f3[3] = {n, c, (hp + extra) * wp};
+  return reshape_i(ctx, frit_contiguous(ctx, pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, before, after)), 0, 3, f3);
+}
+
 /* A conv with a short reduction (C*KH*KW <= 32, stride 1: conv1 of a CNN) as the sum of its taps:
  * each tap is the padded input shifted by (i, j) times the column w[:, c, i, j], all elementwise,
  * so the fused kernel runs the taps unrolled with the output row innermost, where it vectorises
@@ -431,11 +444,9 @@ static frit_tensor *conv_taps(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, con
       n * o * g->o[0] * g->o[1] * c * kh * kw < ((int64_t)1 << 22))
     return NULL;
   int64_t hp = frit_dim_value(sx->dims[2]) + 2 * g->pad[0], wp = frit_dim_value(sx->dims[3]) + 2 * g->pad[1];
-  int64_t flat = hp * wp, span = g->o[0] * wp;
-  /* the last row's taps reach dl*(KW-1) past the padded input: zeros, in the same copy */
-  int64_t f3[3] = {n, c, flat}, zero[1] = {0}, tail[1] = {dl[1] * (kw - 1)};
-  frit_tensor *xp = pad_i(ctx, ti_cast(ctx, x, cdt), 2, 2, g->pad, g->pad);
-  xp = frit_contiguous(ctx, pad_i(ctx, reshape_i(ctx, xp, 0, 3, f3), 2, 1, zero, tail));
+  int64_t span = g->o[0] * wp;
+  /* the last row's taps reach dl*(KW-1) past the padded input */
+  frit_tensor *xp = padded_flat(ctx, x, cdt, g->pad[0], g->pad[1], hp * wp + dl[1] * (kw - 1));
   frit_tensor *wc = ti_cast(ctx, w, cdt), *acc = NULL;
   int64_t col[3] = {1, o, 1};
   for (int64_t ci = 0; ci < c && xp && wc; ci++)
@@ -500,16 +511,11 @@ frit_tensor *tn_conv2d_grad_x(frit_ctx *ctx, frit_tensor *g, frit_tensor *w, con
   if (st[0] != 1 || st[1] != 1 || dl[0] != 1 || dl[1] != 1 || pad[0] > kh - 1 || pad[1] > kw - 1 || c < 16 ||
       n < 1 || o < 1 || oh + kh - 1 - 2 * pad[0] != h || ow + kw - 1 - 2 * pad[1] != wd)
     return NULL;
-  int64_t ph = kh - 1 - pad[0], pw = kw - 1 - pad[1], hg = oh + 2 * ph, wg = ow + 2 * pw;
+  int64_t ph = kh - 1 - pad[0], pw = kw - 1 - pad[1], wg = ow + 2 * pw;
   int64_t cols = (h * wg + 31) / 32 * 32, taps = (kh - 1) * wg + kw, len = taps + cols - 1;
   if (n * o * kh * kw * cols * c < ((int64_t)1 << 22)) return NULL;
   frit_dtype dt = frit_tensor_dtype(g), cdt = tc_is_half(dt) ? FRIT_F32 : dt;
-  /* g padded, with zero rows past its end for the last row's shifts, materialised as rows (a
-   * copy without division), then read flat */
-  int64_t er = (len - hg * wg + wg - 1) / wg;
-  int64_t before[2] = {ph, pw}, after[2] = {ph + er, pw}, f3[3] = {n, o, (hg + er) * wg};
-  frit_tensor *gp = frit_contiguous(ctx, pad_i(ctx, ti_cast(ctx, g, cdt), 2, 2, before, after));
-  gp = reshape_i(ctx, gp, 0, 3, f3);
+  frit_tensor *gp = padded_flat(ctx, g, cdt, ph, pw, len); /* the last row's shifts read past it */
   /* (N, O, shift, pixel) = flat g[shift + pixel]; the shifts i*WG + j of the kernel's taps */
   const int64_t k1[1] = {cols}, one[1] = {1};
   frit_tensor *b = windows(ctx, gp, 1, k1, one, one);
