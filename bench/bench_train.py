@@ -5,6 +5,8 @@ and threads, measured in this process; and a simulation-parameter fit: the gradi
 n-body-style loss through 100 steps of a (Python, unrolled) loop. JSON lines as bench/run
 expects. mlp_donate: the MLP step with parameters and optimizer state donated (updated in place) against
 the same step without donation, interleaved rounds in this process (the median of each).
+The frit step and its peers run in FRIT_BENCH_ROUNDS (5) interleaved rounds of about a second
+each; the medians are reported, and the note gives frit / torch eager round by round.
 Usage: bench_train.py [NAME...] (mlp, cnn, nbody_fit, mlp_donate; FRIT_BENCH_CONFS=4-4-32,...)."""
 import json
 import os
@@ -22,6 +24,7 @@ from frit import nn, optim  # noqa: E402
 
 CONFS = os.environ.get("FRIT_BENCH_CONFS", "4-4-32,4-8-64,8-16-64,8-16-128,8-32-128,16-64-256,16-128-512").split(",")
 THREADS = int(os.environ.get("FRIT_THREADS", "0")) or os.cpu_count()
+ROUNDS = int(os.environ.get("FRIT_BENCH_ROUNDS", "5"))
 BATCH = 128
 
 try:
@@ -106,10 +109,22 @@ def bench_model(kind, conf=None):
     y = rng.integers(0, 10, BATCH).astype(np.int64)
     frit.random.seed(0)
     model = fm.mlp() if kind == "mlp" else fm.cnn(*conf)
-    mine = its_per_s(frit_step(model, x, y))
-    peers = {name: its_per_s(fn) for name, fn in torch_steps(kind, conf, x, y).items()}
+    steps = {"frit": frit_step(model, x, y)}
+    steps.update(torch_steps(kind, conf, x, y))
+    # rounds interleaved (frit, eager, compile, frit, ...), medians compared: this VM's speed
+    # drifts by tens of percent over a minute, which back-to-back runs would charge to one side
+    res = {name: [] for name in steps}
+    for _ in range(ROUNDS):
+        for name, fn in steps.items():
+            res[name].append(its_per_s(fn, warm=1, budget=1.0))
+    med = {name: float(np.median(v)) for name, v in res.items()}
+    mine = med.pop("frit")
+    ratios = [f / t for f, t in zip(res["frit"], res.get("torch eager", []))]
     label = "train_mlp" if kind == "mlp" else "train_cnn_%d-%d-%d" % conf
-    emit(label, mine, "it/s", peers, "%d threads, batch %d, Adam" % (THREADS, BATCH))
+    note = "%d threads, batch %d, Adam; median of %d interleaved rounds" % (THREADS, BATCH, ROUNDS)
+    if ratios:
+        note += "; frit / torch eager per round %.2f-%.2f" % (min(ratios), max(ratios))
+    emit(label, mine, "it/s", med, note)
 
 
 def bench_donate(rounds=7, budget=1.0):

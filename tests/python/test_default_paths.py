@@ -257,3 +257,41 @@ def test_max_min_against_a_constant_keep_nan_and_signed_zeros(dt, c, op):
             same = (got.view(np.uint32 if dt == np.float32 else np.uint64) == want.view(got.view(
                 np.uint32 if dt == np.float32 else np.uint64).dtype)) | (np.isnan(got) & np.isnan(want))
             assert same.all(), (op, c, x[~same], got[~same], want[~same])
+
+
+def _ieee_reduce(op, x, axis):
+    """IEEE maximum/minimum folded over `axis` (numpy's max keeps the first of two equal zeros)."""
+    r = np.moveaxis(x, axis, -1)
+    acc = r[..., 0]
+    for i in range(1, r.shape[-1]):
+        acc = _ieee_minmax(op, acc, r[..., i])
+    return acc
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 4, 7])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_short_max_min_reductions_keep_nan_and_signed_zeros(dt, n, op):
+    """A max/min over a few elements is unrolled (opt_unroll.c) into a plain compare-select chain
+    with NaN and zero flags resolved at the end (minmax_split), not a fold of frit_maxf: the
+    result must still be IEEE maximum/minimum bit for bit (the zeros' signs, NaN anywhere in the
+    window, infinities), eagerly, under jit and as a 2x2 max-pool's windows."""
+    rng = np.random.default_rng(n)
+    special = np.array([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.5], dt)
+    x = special[rng.integers(0, len(special), (40, n))]
+    x[:8] = rng.choice(np.array([0.0, -0.0], dt), (8, n))  # rows of zeros only
+    want = _ieee_reduce(op, x, 1)
+    red = frit.max if op == "max" else frit.min
+    ut = np.uint32 if dt == np.float32 else np.uint64
+    for got in (red(frit.asarray(x), axis=1), frit.jit(lambda a: red(a, axis=1))(x)):
+        got = np.asarray(got)
+        same = (got.view(ut) == want.view(ut)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (op, x[~same], got[~same], want[~same])
+    if op == "max" and n == 4:
+        img = special[rng.integers(0, len(special), (2, 3, 6, 8))]
+        wp = _ieee_reduce("max", img.reshape(2, 3, 3, 2, 4, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 3, 4, 4), 4)
+        pool = lambda a: frit.nn.max_pool2d(a, 2)
+        for got in (pool(frit.asarray(img)), frit.jit(pool)(img)):
+            got = np.asarray(got)
+            same = (got.view(ut) == wp.view(ut)) | (np.isnan(got) & np.isnan(wp))
+            assert same.all(), (got[~same], wp[~same])
