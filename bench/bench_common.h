@@ -228,14 +228,18 @@ static inline float *bench_alloc_floats(size_t n) {
  * stores) and read-sum (read only), each the better of nth threads and one thread. When fn is given, fn(arg) (the frit program) is timed too,
  * interleaved with the references round by round, so that both see the same machine state
  * (other tenants, clock); `extra` gets its times. Medians (and bests) of `reps` rounds after
- * two warm-up rounds. */
+ * two warm-up rounds. bench_measure_bw_on runs the references over the caller's buffers (a read,
+ * b written; b may be NULL), the ones fn reads and writes: this VM's last-level cache holds a few
+ * hundred MB, and references that kept their own buffers warm while fn's were evicted between
+ * rounds measured the cache against fn's DRAM traffic. */
 typedef struct bench_bw_result {
   double copy, scale, readsum;                /* medians, GB/s */
   double copy_best, scale_best, readsum_best; /* fastest rounds, GB/s */
   bench_stats extra;                          /* fn's times, s */
 } bench_bw_result;
 
-static inline bench_bw_result bench_measure_bw(size_t n, int nth, int reps, void (*fn)(void *), void *arg) {
+static inline bench_bw_result bench_measure_bw_on(size_t n, int nth, int reps, void (*fn)(void *), void *arg,
+                                                  float *a, float *b) {
   bench_bw_result r;
   memset(&r, 0, sizeof r);
   r.copy = r.scale = r.readsum = -1; /* each the better of nth threads and one thread */
@@ -244,11 +248,15 @@ static inline bench_bw_result bench_measure_bw(size_t n, int nth, int reps, void
   if (nth > 256) nth = 256;
   if (reps > 256) reps = 256;
   bw.n = n;
-  bw.a = bench_alloc_floats(n);
-  bw.b = bench_alloc_floats(n);
-  if (!bw.a || !bw.b) { free(bw.a); free(bw.b); return r; }
+  bw.a = a ? a : bench_alloc_floats(n);
+  bw.b = b ? b : bench_alloc_floats(n);
+  if (!bw.a || !bw.b) {
+    if (!a) free(bw.a);
+    if (!b) free(bw.b);
+    return r;
+  }
   bw.team = bench_team_new(nth);
-  bench_team_run(bw.team, bench_fill_part, &bw);
+  if (!a) bench_team_run(bw.team, bench_fill_part, &bw);
   void (*const refs[6])(void *) = {bench_bw_copy, bench_bw_scale, bench_bw_sum,
                                    bench_bw_copy1, bench_bw_scale1, bench_bw_sum1};
   int nref = nth > 1 ? 6 : 3;
@@ -272,9 +280,13 @@ static inline bench_bw_result bench_measure_bw(size_t n, int nth, int reps, void
   }
   if (fn) r.extra = bench_summarise(t[nref], reps);
   bench_team_free(bw.team);
-  free(bw.a);
-  free(bw.b);
+  if (!a) free(bw.a);
+  if (!b) free(bw.b);
   return r;
+}
+
+static inline bench_bw_result bench_measure_bw(size_t n, int nth, int reps, void (*fn)(void *), void *arg) {
+  return bench_measure_bw_on(n, nth, reps, fn, arg, NULL, NULL);
 }
 
 /* ---------- frit programs ---------- */

@@ -38,7 +38,7 @@ static int run_one(const char *name, int with_exp, float *x, float *y) {
   void *ins[1] = {x}, *outs[1] = {y};
   bench_run r = {p, ins, outs, FRIT_OK};
   /* the limit is measured round by round with the program's runs (same machine state) */
-  bench_bw_result bw = bench_measure_bw((size_t)N, nth, bench_reps(20), p ? bench_run_fn : NULL, &r);
+  bench_bw_result bw = bench_measure_bw_on((size_t)N, nth, bench_reps(20), p ? bench_run_fn : NULL, &r, x, y);
   double limit = bw.copy > bw.scale ? bw.copy : bw.scale;
   double limit_best = bw.copy_best > bw.scale_best ? bw.copy_best : bw.scale_best;
   if (!p) {

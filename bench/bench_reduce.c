@@ -23,7 +23,7 @@ int main(void) {
   frit_program *p = out ? bench_compile(ctx, &out, 1, &compile_ms, name) : NULL;
   void *ins[1] = {x}, *outs[1] = {&y};
   bench_run r = {p, ins, outs, FRIT_OK};
-  bench_bw_result bw = bench_measure_bw((size_t)N, nth, bench_reps(20), p ? bench_run_fn : NULL, &r);
+  bench_bw_result bw = bench_measure_bw_on((size_t)N, nth, bench_reps(20), p ? bench_run_fn : NULL, &r, x, NULL);
   if (!p) {
     bench_emit(name, -1, "GB/s", "readsum_c", bw.readsum, ", \"error\": \"compile failed\"");
   } else {

@@ -386,7 +386,7 @@ static frit_status max_pool_rule(frit_ctx *ctx, const int64_t *params, frit_tens
   frit_tensor *hit = ti_alu2(ctx, FRIT_OP_CMPEQ, w, m);
   bool mask[FRIT_MAX_DIMS] = {false};
   mask[nd - 1] = mask[nd - 2] = true;
-  frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(w)), mask);
+  frit_tensor *count = frit_contiguous(ctx, tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(w)), mask));
   frit_tensor *share = frit_contiguous(ctx, ti_alu2(ctx, FRIT_OP_FDIV, ti_reshape(ctx, g, nd, kd), count));
   int perm[FRIT_MAX_DIMS];
   for (int i = 0; i < nd; i++) perm[i] = i;
