@@ -210,6 +210,22 @@ int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
   return at < 0 ? 0 : at;
 }
 
+/* The vector length of a simd loop over a short static row whose remainder would take gcc two
+ * or more smaller pieces (7: 4+2+1 lanes, 14: 8+4+2): the largest power of two up to the row's
+ * length and 16; 0 where the loop must run each iteration once (an accumulator: a reduction
+ * clause or a register array's row, read, updated and stored back; a donated input written in
+ * place, whose element a repeated lane would read already updated; a child loop; the thread
+ * axis). */
+static int64_t overlap_tail(const cg *g, const blk *B) {
+  frit_uop *r = g->ranges[B->rix];
+  if (g->dialect != FRIT_DIALECT_C || r == g->g0 || g->group || B->has_child_loop || B->red.s || B->red_bad || B->locals || g->alias_mask ||
+      r->src[0]->op != FRIT_OP_CONST || getenv("FRIT_NO_OVERLAP_TAIL"))
+    return 0;
+  int64_t e = r->src[0]->arg.value.i, v = 16;
+  while (v > e) v /= 2;
+  return v >= 4 && __builtin_popcountll((unsigned long long)(e % v)) >= 2 ? v : 0;
+}
+
 /* Closes block b into its parent, choosing the loop's pragma. */
 void cgl_close_block(cg *g, int b) {
   blk *B = &g->blocks[b];
@@ -250,7 +266,23 @@ void cgl_close_block(cg *g, int b) {
     P->loaded_params |= B->loaded_params;
     P->stored_params |= B->stored_params;
   }
-  cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
+  int64_t tail = B->rix >= 0 && B->simd_done ? overlap_tail(g, B) : 0;
+  if (tail) {
+    /* a short row in two whole vectors that overlap, not gcc's 4+2+1-lane pieces: the loop is
+     * idempotent (stride-1 stores, nothing it stores is read, no accumulator), so the lanes the
+     * second vector repeats store the same values again (a pool's 7-wide rows, a 14-wide copy) */
+    frit_uop *r = g->ranges[B->rix];
+    const char *T = cg_ctype(frit_dtype_kind(r->dtype));
+    uint32_t id = L(g, r);
+    int64_t e = r->src[0]->arg.value.i;
+    cgl_line(g, p, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %" PRId64 "; r%" PRIu32 "++) {", T, id, id, e - e % tail, id);
+    if (B->text.s) cg_puts(&P->text, B->text.s);
+    cgl_line(g, p, "}");
+    cgl_line(g, p, "#pragma omp simd");
+    cgl_line(g, p, "for (%s r%" PRIu32 " = %" PRId64 "; r%" PRIu32 " < %" PRId64 "; r%" PRIu32 "++) {", T, id, e - tail, id, e, id);
+  } else {
+    cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
+  }
   if (B->text.s) cg_puts(&P->text, B->text.s);
   cgl_line(g, p, "}");
   if (B->text.oom || B->header.oom) P->text.oom = true;
@@ -444,6 +476,7 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
   if (frit_dtype_kind(x.base->dtype) != k) return ptr_free(&x), cgl_fail(g, u, "element dtype differs from the buffer's");
   int p = x.base->op == FRIT_OP_DEFINE_GLOBAL ? (int)x.base->arg.i0 : -1;
   B = &g->blocks[b];
+  if (x.base->op != FRIT_OP_DEFINE_GLOBAL) B->locals = true;
   /* register arrays are safe in a vector loop only when each lane owns its element */
   if (x.base->op != FRIT_OP_DEFINE_GLOBAL &&
       !(B->rix >= 0 && u->src[0]->op == FRIT_OP_INDEX && u->src[0]->src[1] == g->ranges[B->rix]))

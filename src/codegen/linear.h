@@ -22,6 +22,7 @@ typedef struct blk {
   bool red_bad;  /* an accumulator here that no omp clause expresses */
   int64_t copies; /* copies of the innermost bodies one pass of this block's code holds (unrolling) */
   bool blocking;  /* the loop over the blocks of a pairwise sum's range (linear_reduce.c) */
+  bool locals;    /* reads or writes a register array (an accumulator row of a register tile) */
 } blk;
 
 typedef struct nstate {
@@ -56,6 +57,7 @@ typedef struct cg {
    * directly in block group_top (the g0 loop's body, or the function body without g0) are
    * split across its threads and their reductions combined (cgl_group_combine) */
   int group, group_top;
+  uint64_t alias_mask; /* parameters a donated input and its output share (no restrict) */
 } cg;
 
 /* linear_group.c: the work-group size of a grouped rendering of the kernel (0: the kernel has

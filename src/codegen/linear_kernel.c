@@ -68,6 +68,7 @@ char *frit_codegen_render_kernel(frit_ctx *ctx, frit_uop *opt, const char *fn_na
     if (!g->group) goto done; /* no grouped rendering: the caller keeps the plain one */
   }
   g->group_top = g->g0 ? -2 : root;
+  g->alias_mask = alias_mask;
   /* parameters, variables and register arrays at the top */
   cg_kernel_open(&fn, dialect, fn_name, nvars, cg_param_count(g->nodes, g->n), g->group);
   if (!cgl_declare(g, &fn, alias_mask)) goto done;

@@ -3,9 +3,10 @@ shapes: size-specialised kernel variants (src/runtime/specialize.c) compiled for
 when a kernel's work is large, and whole-array sums staged over parallel partial sums for
 symbolic sizes too. The results must be numpy's, and the default paths must actually take the
 fast route. The op matrix and the numpy fuzzer also run with FRIT_SPECIALISE=always in CI."""
+import os
+import re
 import subprocess
 import sys
-import os
 
 import numpy as np
 import pytest
@@ -295,3 +296,45 @@ def test_short_max_min_reductions_keep_nan_and_signed_zeros(dt, n, op):
             got = np.asarray(got)
             same = (got.view(ut) == wp.view(ut)) | (np.isnan(got) & np.isnan(wp))
             assert same.all(), (got[~same], wp[~same])
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int8, np.int32])
+@pytest.mark.parametrize("w", [7, 14, 28, 3, 16, 49])
+def test_short_rows_in_overlapping_vectors(dt, w):
+    """A simd loop over a short static row whose remainder gcc would split into several smaller
+    pieces (7: 4+2+1 lanes) runs as two whole vectors that overlap (linear.c overlap_tail): the
+    repeated lanes store the same values again. Elementwise chains, a broadcast and a strided
+    read (a 2x2 pool's windows) over rows of every width, against numpy, eagerly and under jit;
+    the source of the 7-wide case holds the overlapping loop."""
+    rng = np.random.default_rng(w)
+    x = (rng.standard_normal((5, 3, 2 * w)) * 20).astype(dt)
+    b = (rng.standard_normal((5, 3, 1)) * 20).astype(dt)
+
+    def f(xp, x, b):
+        y = x[..., ::2] * 3 + b
+        return xp.maximum(y, x[..., 1::2]) - y // 2 if np.issubdtype(dt, np.integer) else xp.maximum(y, x[..., 1::2]) - y / 2
+
+    with np.errstate(over="ignore"):
+        want = f(np, x, b)
+    jf = frit.jit(lambda x, b: f(frit, x, b), dynamic=False)
+    for got in (f(frit, frit.asarray(x), frit.asarray(b)), jf(x, b)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    if w == 7 and dt == np.float32:
+        src = jf.lower(x, b).source
+        assert re.search(r"= 0; r\d+ < 4; r\d+\+\+\)", src), "the first whole vector [0, 4)"
+        assert re.search(r"= 3; r\d+ < 7; r\d+\+\+\)", src), "the overlapping tail loop [3, 7)"
+
+
+@pytest.mark.parametrize("shape", [(4, 7), (3, 14), (5, 28)])
+def test_donated_update_of_short_rows_applies_once(shape):
+    """A donated input updated in place (p = p * 0.5 + b per row, the output written into p's
+    memory) is read and written by one loop through two pointers without restrict: the
+    overlapping-vectors form of a short row (overlap_tail) would read the repeated lanes already
+    updated and apply the update twice, so such kernels keep gcc's remainder pieces."""
+    rng = np.random.default_rng(len(shape))
+    p = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal(shape[:1]).astype(np.float32)
+    want = p * np.float32(0.5) + b[:, None]
+    f = frit.jit(lambda p, b: p * 0.5 + b[:, None], donate_argnums=0, dynamic=False)
+    got = np.asarray(f(frit.asarray(p.copy()), b))
+    np.testing.assert_array_equal(got, want)
