@@ -164,9 +164,10 @@ tsan:
 
 # Everything CI runs: warnings as errors, the tests, then the tests again under ASan+UBSan and
 # the threaded ones under TSan.
-check: opencl-driver window-deps onnx-deps
+check: opencl-driver window-deps onnx-deps mpi-deps
 	FRIT_REQUIRE_OPENCL=1 $(MAKE) WERROR=1 test
-	FRIT_REQUIRE_WINDOW=1 $(MAKE) WERROR=1 pytest
+	$(MAKE) WERROR=1 test-mpi
+	FRIT_REQUIRE_WINDOW=1 FRIT_REQUIRE_MPI=1 $(MAKE) WERROR=1 pytest
 	$(MAKE) WERROR=1 pytest-opencl
 	$(MAKE) WERROR=1 asan
 	$(MAKE) WERROR=1 tsan
@@ -237,6 +238,24 @@ fuzz-import-short:
 	sh tests/fuzz/run_fuzz.sh 20
 fuzz-import:
 	sh tests/fuzz/run_fuzz.sh $(FUZZ_IMPORT_SECONDS)
+
+# Open MPI (Debian's openmpi-bin) for the multi-rank tests when mpirun is missing (needs root).
+# frit itself never links it: src/dist/mpi.c loads libmpi.so.40 at run time.
+mpi-deps:
+	command -v mpirun >/dev/null 2>&1 || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin)
+
+# The MPI layer's own test (tests/mpi/test_dist_mpi.c) without a launcher, on 2 and 4 ranks, and
+# its deadline; the Python multi-rank cases run in `pytest` (tests/python/test_distributed.py).
+MPIRUN = mpirun --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
+$(BUILD)/mpi/test_dist_mpi: tests/mpi/test_dist_mpi.c $(BUILD)/libfrit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libfrit.a $(LDLIBS_ALL)
+test-mpi: all mpi-deps $(BUILD)/mpi/test_dist_mpi
+	$(BUILD)/mpi/test_dist_mpi
+	$(MPIRUN) -n 2 $(BUILD)/mpi/test_dist_mpi
+	$(MPIRUN) -n 4 $(BUILD)/mpi/test_dist_mpi
+	FRIT_DIST_TIMEOUT=1 $(MPIRUN) -x FRIT_DIST_TIMEOUT -n 2 $(BUILD)/mpi/test_dist_mpi timeout
 
 pytest-opencl: all opencl-driver
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)

@@ -91,6 +91,13 @@ typedef enum frit_axis {
 } frit_axis;
 const char *frit_axis_name(frit_axis a);
 
+/* Collectives across ranks (src/dist): arg.i0 and arg.i1 of COLLECTIVE. */
+typedef enum frit_coll_kind {
+  FRIT_COLL_ALL_REDUCE, FRIT_COLL_ALL_GATHER, FRIT_COLL_REDUCE_SCATTER,
+  FRIT_COLL_BROADCAST, FRIT_COLL_SENDRECV, FRIT_COLL_KIND_COUNT_
+} frit_coll_kind;
+typedef enum frit_coll_op { FRIT_COLL_SUM, FRIT_COLL_PROD, FRIT_COLL_MAX, FRIT_COLL_MIN, FRIT_COLL_OP_COUNT_ } frit_coll_op;
+
 /* Atomic read-modify-write kinds, arg.i0 of ATOMIC. */
 typedef enum frit_atomic_op {
   FRIT_ATOMIC_ADD, FRIT_ATOMIC_MIN, FRIT_ATOMIC_MAX, FRIT_ATOMIC_AND, FRIT_ATOMIC_OR,
@@ -469,6 +476,35 @@ frit_tensor *frit_one_hot(frit_ctx *ctx, frit_tensor *idx, int64_t num_classes, 
  * wins). Other index forms reduce to this one by flattening the indexed axes of x. */
 frit_tensor *frit_scatter(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, frit_tensor *updates,
                           frit_atomic_op mode);
+/* ---------- the world of ranks: collectives (src/dist, docs/distributed.md) ----------
+ * A process joins a world of ranks once (MPI, loaded at run time; see frit_dist_init) and every
+ * ctx of the process sees it. A collective is an op like any other: eager or compiled, it
+ * exchanges the values of the ranks, which must run the same collectives in the same order
+ * (checked: a disagreement in kind, dtype or shape is an error on every rank, and a rank that
+ * never arrives is an error after $FRIT_DIST_TIMEOUT seconds, never a hang). One rank: each
+ * collective is the identity (all_gather and reduce_scatter included). */
+/* mode 0: MPI when the process was started by an MPI launcher (mpirun), else a world of one
+ * rank without MPI; mode 1: MPI always. FRIT_ERR_RUNTIME naming the reason when MPI is absent. */
+frit_status frit_dist_init(frit_ctx *ctx, int mode);
+int frit_dist_rank(void); /* 0 before init */
+int frit_dist_size(void); /* 1 before init */
+frit_status frit_dist_barrier(frit_ctx *ctx);
+/* Leaves MPI (if frit joined it); collectives fail afterwards. Call once, before the process exits. */
+frit_status frit_dist_finalize(frit_ctx *ctx);
+/* f: SUM, PROD, MAX, MIN (NaN wins, as numpy) or MEAN (integers give f64). Bool: SUM/MAX is any,
+ * PROD/MIN all. The shape and dtype are x's. */
+frit_tensor *frit_all_reduce(frit_ctx *ctx, frit_tensor *x, frit_rfunc f);
+/* The ranks' x concatenated along axis, in rank order (every rank's x of the same shape). */
+frit_tensor *frit_all_gather(frit_ctx *ctx, frit_tensor *x, int axis);
+/* The reduction over ranks of x, cut along axis (static, divisible by the size) into one block a
+ * rank: this rank's block. */
+frit_tensor *frit_reduce_scatter(frit_ctx *ctx, frit_tensor *x, frit_rfunc f, int axis);
+/* Root's x on every rank. */
+frit_tensor *frit_broadcast_from(frit_ctx *ctx, frit_tensor *x, int root);
+/* Sends x to rank dest and gives what rank source sent (its x, of the same shape and dtype);
+ * -1: no partner (nothing sent; zeros received). A ring shift is dest = r+1, source = r-1. */
+frit_tensor *frit_sendrecv(frit_ctx *ctx, frit_tensor *x, int dest, int source);
+
 /* Sorting (src/tensor/sort.c): stable along `axis` (FRIT_NO_AXIS: flattened), ascending or
  * descending (equal elements keep their order either way); NaNs last in both directions, -0.0
  * equal to 0.0. Every bool/int/uint/float dtype. argsort gives i64 positions along the axis.

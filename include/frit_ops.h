@@ -11,6 +11,7 @@ X(DEFINE_VAR,   0, 0,  FRIT_F_META)            /* symbolic int: arg.blob name, a
 X(BIND,         2, 2,  FRIT_F_META)            /* a DEFINE_VAR and the value it takes */
 X(IOTA,         1, 1,  FRIT_F_META)            /* tensor level: i64 vector 0..src0-1 */
 X(CONTIGUOUS,   1, 1,  FRIT_F_META)            /* tensor level: materialise src0 in memory */
+X(COLLECTIVE,   1, 1,  FRIT_F_META)            /* tensor level: src0 exchanged across the ranks of the world (src/dist); arg.i0 frit_coll_kind, arg.i1 frit_coll_op, arg.ints {root or dest, source}; one rank: a copy */
 X(SINK,         0, -1, FRIT_F_CONTROL)         /* root: the effects and values a program produces */
 X(GROUP,        0, -1, FRIT_F_CONTROL)         /* unordered set of effects, treated as one */
 X(AFTER,        1, -1, FRIT_F_CONTROL)         /* src0 as it is once effects src1.. have happened */

@@ -112,7 +112,7 @@ static bool alu_vjp(frit_ctx *ctx, frit_uop *node, frit_tensor *g, frit_tensor *
     return true; /* integer or bool results carry no gradient */
   case FRIT_OP_REAL: case FRIT_OP_IMAG: case FRIT_OP_CONJ: case FRIT_OP_COMPLEX:
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
-  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_SINK:
+  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE: case FRIT_OP_SINK:
   case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE:
   case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER:
   case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE: case FRIT_OP_SCAN: case FRIT_OP_RANGE: case FRIT_OP_END:
@@ -307,6 +307,7 @@ bool ad_op_vjp(frit_ctx *ctx, frit_uop *u, frit_tensor *g, const bool *want, fri
       out[0] = ti_cast(ctx, g, u->src[0]->dtype);
     return ctx->status == FRIT_OK; /* from or to an integer: no gradient */
   case FRIT_OP_CONTIGUOUS: out[0] = g; return true;
+  case FRIT_OP_COLLECTIVE: out[0] = ti_collective_vjp(ctx, u, g); return out[0] != NULL;
   case FRIT_OP_BITCAST:
     ti_fail(ctx, "grad", (frit_tensor *const[]){TI_T(u)}, 1,
             "the output depends on a differentiated input through its bits (BITCAST): an op built that "

@@ -780,7 +780,7 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
     return bind_value(g, u, b, &e);
   }
   case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_SPECIAL: case FRIT_OP_KERNEL: case FRIT_OP_IOTA:
-  case FRIT_OP_CONTIGUOUS: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
+  case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
   case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_BREAK: case FRIT_OP_CONTINUE: case FRIT_OP_LOOP: case FRIT_OP_CARRY:
   case FRIT_OP_BUFFER: case FRIT_OP_COUNT_:
     break;

@@ -186,7 +186,7 @@ static int compute(sq *S, frit_uop *u) {
     return S_OK; /* bound at setup */
   case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK:
   case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_LOOP:
-  case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_BUFFER:
+  case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_BUFFER:
   case FRIT_OP_KERNEL:
     return fail(S, u, "tensor-level op; lower it to loops before interpreting");
   case FRIT_OP_STORE: case FRIT_OP_ATOMIC: case FRIT_OP_ATOMIC_CAS: case FRIT_OP_SEQ: case FRIT_OP_BREAK:
@@ -457,7 +457,7 @@ static int exec(sq *S, frit_uop *u, int depth) {
   case FRIT_OP_KERNEL: case FRIT_OP_LOOP:
     return fail(S, u, "tensor-level op; schedule it before interpreting");
   case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
-  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_AFTER:
+  case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE: case FRIT_OP_AFTER:
   case FRIT_OP_SPECIAL: case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD:
   case FRIT_OP_SHRINK: case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE:
   case FRIT_OP_SCAN: case FRIT_OP_RANGE: case FRIT_OP_BUFFER: case FRIT_OP_DEFINE_GLOBAL:

@@ -204,8 +204,12 @@ static frit_status check_node(frit_ctx *ctx, const frit_uop *u) {
   case FRIT_OP_IOTA:
     if (!frit_dtype_is_int(s[0]->dtype) || dt != FRIT_I64) return fail(ctx, u, "needs an integer length and dtype i64");
     return FRIT_OK;
-  case FRIT_OP_CONTIGUOUS:
+  case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE:
     if (dt != s[0]->dtype) return fail(ctx, u, "dtype must be source 0's dtype");
+    if (op == FRIT_OP_COLLECTIVE &&
+        (a->i0 < 0 || a->i0 >= FRIT_COLL_KIND_COUNT_ || a->i1 < 0 || a->i1 >= FRIT_COLL_OP_COUNT_ ||
+         a->blob_kind != FRIT_BLOB_INTS || a->n != 2))
+      return fail(ctx, u, "needs a kind i0 (frit_coll_kind), an op i1 (frit_coll_op) and two ints {root or dest, source}");
     return FRIT_OK;
   case FRIT_OP_REDUCE_AXIS: case FRIT_OP_REDUCE:
     if (!is_assoc_alu(a->i0))
@@ -415,7 +419,7 @@ static frit_status check_effects_closed(frit_ctx *ctx, frit_uop **nodes, size_t 
     case FRIT_OP_CONST: case FRIT_OP_VECTORIZE: case FRIT_OP_GEP: case FRIT_OP_CAST: case FRIT_OP_BITCAST:
     case FRIT_OP_DEFINE_VAR: case FRIT_OP_BIND: case FRIT_OP_GROUP: case FRIT_OP_AFTER: case FRIT_OP_SPECIAL:
     case FRIT_OP_RESHAPE: case FRIT_OP_PERMUTE: case FRIT_OP_EXPAND: case FRIT_OP_PAD: case FRIT_OP_SHRINK:
-    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
+    case FRIT_OP_FLIP: case FRIT_OP_GATHER: case FRIT_OP_SCAN: case FRIT_OP_SCATTER: case FRIT_OP_SEQ: case FRIT_OP_LOOP: case FRIT_OP_CARRY: case FRIT_OP_IOTA: case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE: case FRIT_OP_REDUCE_AXIS: case FRIT_OP_IF: case FRIT_OP_BARRIER: case FRIT_OP_BUFFER:
     case FRIT_OP_DEFINE_GLOBAL: case FRIT_OP_DEFINE_LOCAL: case FRIT_OP_DEFINE_REG: case FRIT_OP_INDEX:
     case FRIT_OP_LOAD: case FRIT_OP_NEG: case FRIT_OP_NOT: case FRIT_OP_ABS: case FRIT_OP_SQRT:
     case FRIT_OP_RSQRT: case FRIT_OP_RECIP: case FRIT_OP_EXP: case FRIT_OP_EXP2: case FRIT_OP_LOG:

@@ -259,6 +259,7 @@ int64_t frit_rt_kernel_work(frit_program *p, int k) {
 /* ---------- executing the step list ---------- */
 
 static frit_status run_kernel(frit_program *p, int k) {
+  if (frit_rt_collective_runs(p, k)) return frit_rt_collective(p, k);
   if (p->c->dev) return frit_rt_device_kernel(p, k);
   frit_ctx *ctx = p->ctx;
   const frit_rt_compiled *c = p->c;

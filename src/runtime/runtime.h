@@ -142,6 +142,11 @@ void frit_rt_donate_finish(frit_program *p, void *const *inputs);
 frit_status frit_rt_run_steps(frit_program *p);
 frit_status frit_rt_device_run(frit_program *p, void *const *inputs, void *const *outputs, int64_t total);
 frit_status frit_rt_device_kernel(frit_program *p, int k);
+
+/* Collectives (collective.c): kernel k realizes a COLLECTIVE and the world has several ranks (its
+ * compiled copy is then not run); the exchange itself, on the buffers of the current run. */
+bool frit_rt_collective_runs(const frit_program *p, int k);
+frit_status frit_rt_collective(frit_program *p, int k);
 frit_status frit_rt_device_read_int(frit_program *p, int b, int64_t *out);
 void frit_rt_device_release(frit_program *p);
 

@@ -94,7 +94,7 @@ void sched_mark_alias(frit_schedule *s) {
   for (int k = 0; k < s->nkernels; k++) {
     frit_sched_kernel *K = &s->kernels[k];
     K->alias_mask = 0;
-    if (K->structured || frit_sched_in_loop(s, k)) continue;
+    if (K->structured || K->collective || frit_sched_in_loop(s, k)) continue;
     for (int q = 0; q < K->nparams && q < 64; q++) {
       const frit_sched_buf *bi = &s->bufs[K->param_buf[q]];
       if (bi->kind != FRIT_BUF_INPUT || K->param_written[q]) continue;

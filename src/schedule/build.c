@@ -1,5 +1,6 @@
 /* frit_schedule_build: the tensor graph's realize decisions (realize.c) turned into kernels (rangeify,
  * siblings, explicit kernels, host loops), their names, the buffer table and the memory plan. */
+#include "dist/dist.h"
 #include "schedule/sched_internal.h"
 
 #include <stdio.h>
@@ -28,6 +29,7 @@ static const char *op_label(const frit_uop *u, bool *compute) {
                                         "scatter_or", "scatter_xor", "scatter_set"};
     return u->arg.i0 >= 0 && u->arg.i0 < FRIT_ATOMIC_COUNT_ ? modes[u->arg.i0] : "scatter";
   }
+  if (u->op == FRIT_OP_COLLECTIVE) return frit_coll_kind_name((int)u->arg.i0);
   *compute = !(frit_op_flags((frit_op)u->op) & FRIT_F_MOVEMENT) && u->op != FRIT_OP_CONTIGUOUS;
   if (u->op == FRIT_OP_GATHER) *compute = true;
   return frit_op_name((frit_op)u->op);
@@ -95,6 +97,22 @@ done:
   free(seen);
   free(st);
   free(inc);
+}
+
+/* A collective's kernel reads one buffer and writes one: the exchange's source and destination. */
+static frit_status collective_params(frit_ctx *ctx, const frit_uop *root, frit_sched_kernel *K) {
+  K->coll_in = K->coll_out = -1;
+  for (int p = 0; p < K->nparams; p++) {
+    int *slot = K->param_written[p] ? &K->coll_out : &K->coll_in;
+    if (*slot >= 0)
+      return frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: a collective's kernel has more than one %s buffer",
+                            K->param_written[p] ? "output" : "input");
+    *slot = p;
+  }
+  if (K->coll_in < 0 || K->coll_out < 0)
+    return frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: a collective's kernel needs an input and an output buffer");
+  K->collective = root;
+  return FRIT_OK;
 }
 
 static const char *kernel_name(frit_ctx *ctx, int k, const char *ops) {
@@ -440,6 +458,9 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
           kernel_ops(ctx, &g, specs[k].sib[j], false, ops + len + 1, sizeof ops - len - 1);
         }
       }
+      if (specs[k].root->op == FRIT_OP_COLLECTIVE && !specs[k].load_root && !specs[k].scatter &&
+          collective_params(ctx, specs[k].root, &kernels[k]) != FRIT_OK)
+        goto fail;
       kernels[k].ops = arena_str(ctx, ops);
       kernels[k].name = kernel_name(ctx, k, ops);
     }

@@ -18,16 +18,13 @@
 #define MAX_FUSED_DEPTH 1000
 
 bool sched_is_tensor_src(const frit_uop *u, uint32_t i) {
+  /* the scheduler also follows the kernel (AFTER's src1) and the host loop's bounds and carries,
+   * which have no shape */
   frit_op op = (frit_op)u->op;
-  if (op == FRIT_OP_GATHER) return i < 2;
-  if (op == FRIT_OP_SCATTER) return i < 3;
   if (op == FRIT_OP_KERNEL) return i >= 1; /* src0 is the kernel body (loop level) */
   if (op == FRIT_OP_AFTER) return true;    /* tensor level: AFTER(t, KERNEL), the new version of t */
   if (op == FRIT_OP_LOOP) return true;     /* host loop: bounds, index var, carries, inits, nexts, stop */
-  if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
-      op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
-    return i == 0;
-  return (frit_op_flags(op) & FRIT_F_ALU) != 0;
+  return frit_is_tensor_src(u, i);
 }
 
 bool sched_is_leaf(const frit_uop *u) {
@@ -334,8 +331,10 @@ frit_status sched_decide(frit_ctx *ctx, sched_graph *g, frit_uop *const *outs, i
     frit_uop *u = g->list[i];
     if (sched_is_leaf(u)) continue;
     if (no_fusion || u->op == FRIT_OP_CONTIGUOUS || u->op == FRIT_OP_SCAN || u->op == FRIT_OP_SCATTER ||
-        u->op == FRIT_OP_KERNEL || sched_is_kversion(u))
+        u->op == FRIT_OP_KERNEL || u->op == FRIT_OP_COLLECTIVE || sched_is_kversion(u))
       g->real[u->id] = 1;
+    /* the exchange moves a buffer: its source is one, never fused into the collective's kernel */
+    if (u->op == FRIT_OP_COLLECTIVE && !sched_is_leaf(u->src[0])) g->real[u->src[0]->id] = 1;
   }
   if (no_fusion) return FRIT_OK;
   /* rule 1: a heavy value read many times per element (broadcast, gathered) is materialised */

@@ -41,6 +41,10 @@ typedef struct frit_sched_kernel {
                             kernel (a program input read only at the element that the kernel stores
                             to a program output of its dtype and shape: a donation written in place,
                             alias.c); rendered without `restrict`. Parameters >= 64: never */
+  const frit_uop *collective; /* the COLLECTIVE node this kernel realizes, or NULL. Its AST is the
+                            one-rank meaning (a copy of parameter coll_in into coll_out); in a world
+                            of several ranks the runtime runs the exchange (src/dist) instead */
+  int coll_in, coll_out;
 } frit_sched_kernel;
 
 /* Host loops (Contract C, docs/schedule.md "Host loops"): the runtime executes the schedule's

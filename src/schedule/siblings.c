@@ -71,6 +71,7 @@ static bool matmul_like(frit_ctx *ctx, const uint8_t *real, frit_uop *a, const u
 
 static bool plain_kernel(const frit_uop *u) {
   return u->op != FRIT_OP_SCAN && u->op != FRIT_OP_SCATTER && u->op != FRIT_OP_KERNEL && u->op != FRIT_OP_AFTER &&
+         u->op != FRIT_OP_COLLECTIVE &&
          u->op != FRIT_OP_BUFFER && u->op != FRIT_OP_CONST && u->op != FRIT_OP_DEFINE_VAR;
 }
 

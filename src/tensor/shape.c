@@ -210,7 +210,7 @@ bool frit_is_tensor_src(const frit_uop *u, uint32_t i) {
   if (op == FRIT_OP_GATHER) return i < 2;
   if (op == FRIT_OP_SCATTER) return i < 3;
   if (op == FRIT_OP_CAST || op == FRIT_OP_BITCAST || op == FRIT_OP_CONTIGUOUS || op == FRIT_OP_SCAN ||
-      op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
+      op == FRIT_OP_COLLECTIVE || op == FRIT_OP_REDUCE_AXIS || (frit_op_flags(op) & FRIT_F_MOVEMENT))
     return i == 0;
   return (frit_op_flags(op) & FRIT_F_ALU) != 0;
 }
@@ -270,7 +270,7 @@ static frit_shape *infer(frit_ctx *ctx, frit_uop *u) {
     if (!(s = new_shape(ctx, 1))) return NULL;
     s->dims[0] = u->src[0];
     return s;
-  case FRIT_OP_CAST: case FRIT_OP_CONTIGUOUS: case FRIT_OP_BITCAST: case FRIT_OP_SCAN:
+  case FRIT_OP_CAST: case FRIT_OP_CONTIGUOUS: case FRIT_OP_COLLECTIVE: case FRIT_OP_BITCAST: case FRIT_OP_SCAN:
     if (u->op == FRIT_OP_BITCAST && frit_dtype_bits(u->dtype) != frit_dtype_bits(u->src[0]->dtype))
       return bad(ctx, u, "BITCAST between dtypes of different sizes");
     if (u->op == FRIT_OP_CONTIGUOUS && u->dtype != u->src[0]->dtype) return bad(ctx, u, "dtype changes");

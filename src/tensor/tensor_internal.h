@@ -132,6 +132,11 @@ bool ti_vjp_lookup(frit_ctx *ctx, const frit_uop *u, frit_vjp_rule *rule, int *n
  * from's): for copies of a graph (host-loop gradients copy loop bodies). */
 frit_status ti_vjp_copy(frit_ctx *ctx, const frit_uop *from, frit_tensor *to, frit_tensor *const *ins);
 
+/* A COLLECTIVE node (collective.c): kind and op of src/dist, arg a (root or dest) and b
+ * (source); x is realized first unless it is an input. Its gradient for cotangent g. */
+frit_tensor *ti_collective(frit_ctx *ctx, frit_tensor *x, int kind, int op, int64_t a, int64_t b);
+frit_tensor *ti_collective_vjp(frit_ctx *ctx, const frit_uop *u, frit_tensor *g);
+
 /* The frontend's inputs counter (see frit_input). */
 int ti_next_input(frit_ctx *ctx);
 

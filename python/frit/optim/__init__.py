@@ -194,8 +194,14 @@ class TrainStep:
     to keep it (model.state_dict() copies). docs/training.md "In-place updates"."""
 
     def __init__(self, model, loss_fn, optimizer, dynamic=False, donate=True):
+        from .. import distributed as dist
         self.model, self.loss_fn, self.opt = model, loss_fn, optimizer
         self.donate = bool(donate)
+        # data parallel (frit.distributed.init under mpirun): every rank starts from rank 0's
+        # parameters, and the step averages the gradients and the loss over the ranks
+        self.world = dist.size()
+        if self.world > 1:
+            model.load_parameters(_own(dist.broadcast_tree(model.parameters())), model.buffers())
         if self.donate:
             model.load_parameters(_own(model.parameters()), _own(model.buffers()))
         self.params = model.parameters()
@@ -209,6 +215,9 @@ class TrainStep:
                 return loss_fn(out, *targets), nb
 
             (loss, nb), g = value_and_grad(loss_of, has_aux=True)(params)
+            if self.world > 1:
+                g = dist.average_gradients(g)
+                loss = dist.all_reduce(loss, "mean")
             p2, s2 = optimizer.update(params, g, state, lr)
             return loss, p2, nb, s2
 
@@ -238,7 +247,11 @@ class TrainStep:
             else:
                 d["optim/" + slot] = np.asarray(v)
         d["optim/__step__"] = np.asarray(self.step, np.int64)
-        checkpoint.save(path, d)
+        from .. import distributed as dist
+        if dist.rank() == 0:  # data parallel: the ranks hold the same state; one writes it
+            checkpoint.save(path, d)
+        if dist.size() > 1:
+            dist.barrier()  # the file is complete before any rank goes on (to load it, say)
 
     def load(self, path):
         """Everything save wrote; on any error nothing changes."""

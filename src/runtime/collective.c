@@ -1,0 +1,35 @@
+/* A collective's step in a run: the kernel that realizes a COLLECTIVE node hands its buffers to
+ * the MPI layer (src/dist) when the world has several ranks; with one rank its copy kernel runs. */
+#include "dist/dist.h"
+#include "runtime/runtime.h"
+
+#include <string.h>
+
+bool frit_rt_collective_runs(const frit_program *p, int k) {
+  return p->c->sched->kernels[k].collective && frit_dist_size() > 1;
+}
+
+frit_status frit_rt_collective(frit_program *p, int k) {
+  frit_ctx *ctx = p->ctx;
+  const frit_schedule *s = p->c->sched;
+  const frit_sched_kernel *K = &s->kernels[k];
+  const frit_uop *u = K->collective;
+  if (p->c->dev)
+    return frit_set_error(ctx, FRIT_ERR_RUNTIME, "run: %s: collectives across ranks run on the cpu device only",
+                          frit_coll_kind_name((int)u->arg.i0));
+  int bin = K->param_buf[K->coll_in], bout = K->param_buf[K->coll_out];
+  const frit_sched_buf *sb = &s->bufs[bout];
+  int64_t dims[8];
+  int ndim = sb->ndim < 8 ? sb->ndim : 8;
+  for (int d = 0; d < ndim; d++)
+    if (frit_rt_eval(ctx, sb->dims[d], p->binds, s->nvars, &dims[d]) != FRIT_OK) return frit_last_status(ctx);
+  const int64_t *ints = u->arg.blob_kind == FRIT_BLOB_INTS ? (const int64_t *)u->arg.blob : NULL;
+  int64_t a = ints && u->arg.n > 0 ? ints[0] : 0, b = ints && u->arg.n > 1 ? ints[1] : -1;
+  /* the call site, compared across ranks: this collective's place among the program's */
+  uint64_t tag = 0;
+  for (int j = 0; j < k; j++) tag += s->kernels[j].collective != NULL;
+  frit_coll_call call = {.kind = (int)u->arg.i0, .op = (int)u->arg.i1, .root = (int)a, .dest = (int)a,
+                         .source = (int)b, .dtype = sb->dtype, .numel = p->numel[bout], .ndim = ndim,
+                         .dims = dims, .tag = tag};
+  return frit_dist_run(ctx, &call, p->bufptr[bin], p->bufptr[bout]);
+}
