@@ -163,6 +163,9 @@ static frit_uop *build_all_ops(frit_ctx *ctx) {
   frit_uop *upd = MKA(GATHER, FRIT_F32, arg_i(0, 0), fl, iota);
   vals[nv++] = MKA(SCATTER, FRIT_F32, arg_i(FRIT_ATOMIC_ADD, 0), fl, iota, upd);
   vals[nv++] = MK(CONTIGUOUS, FRIT_F32, fl);
+  static const int64_t peers[2] = {1, 3};
+  frit_arg coll = arg_ints(peers, 2, FRIT_COLL_SENDRECV);
+  vals[nv++] = MKA(COLLECTIVE, FRIT_F32, coll, MK(CONTIGUOUS, FRIT_F32, fl));
   /* loops and memory */
   frit_uop *in = LEAF(DEFINE_GLOBAL, f32p, arg_i(0, 16));
   frit_uop *out = LEAF(DEFINE_GLOBAL, f32p, arg_i(1, -1));
