@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
@@ -35,6 +36,7 @@ typedef struct mpi_api {
   int (*Op_create)(mpi_user_fn *, int, mpi_h *);
   int (*Op_free)(mpi_h *);
   int (*Iallreduce)(const void *, void *, int, mpi_h, mpi_h, mpi_h, mpi_h *);
+  int (*Allreduce)(const void *, void *, int, mpi_h, mpi_h, mpi_h);
   int (*Iallgather)(const void *, int, mpi_h, void *, int, mpi_h, mpi_h, mpi_h *);
   int (*Ireduce_scatter_block)(const void *, void *, int, mpi_h, mpi_h, mpi_h, mpi_h *);
   int (*Ibcast)(void *, int, mpi_h, int, mpi_h, mpi_h *);
@@ -141,11 +143,17 @@ static frit_status mpi_fail(frit_ctx *ctx, const char *call, int rc, const char 
   return mark_broken(ctx);
 }
 
-/* Completes requests by MPI_Test (which also drives MPI's progress): spins for a moment, since most
- * collectives finish within microseconds, then naps with a growing pause so as not to burn a core. */
+/* Completes requests by MPI_Test, which is also what moves a nonblocking collective on from one
+ * round to the next (Open MPI has no progress thread): so it polls without pausing for 100 ms
+ * (yielding the core, for ranks that share one), and only then naps with a growing pause so that a
+ * long wait does not burn a core. Napping from the start made a 16 MB all-reduce 3x slower. */
+/* All-reduces of at least this many bytes use the blocking call after the check (below that the
+ * two forms cost the same). */
+#define BLOCKING_MIN 65536
+
 static frit_status wait_reqs(frit_ctx *ctx, mpi_h *reqs, int n, const char *what, double t0) {
   int done[2] = {0, 0}, left = n;
-  double spin_until = now_s() + 50e-6;
+  double spin_until = now_s() + 0.1;
   long nap_ns = 10000;
   for (;;) {
     for (int i = 0; i < n; i++) {
@@ -163,7 +171,10 @@ static frit_status wait_reqs(frit_ctx *ctx, mpi_h *reqs, int n, const char *what
                      what, S.timeout, atomic_load(&g_rank), atomic_load(&g_size));
       return mark_broken(ctx);
     }
-    if (t < spin_until) continue;
+    if (t < spin_until) {
+      sched_yield();
+      continue;
+    }
     struct timespec nap = {0, nap_ns};
     nanosleep(&nap, NULL);
     if (nap_ns < 500000) nap_ns *= 2;
@@ -321,6 +332,14 @@ frit_status frit_dist_run(frit_ctx *ctx, const frit_coll_call *c, const void *in
     goto done;
   }
   if (!bytes) goto done; /* every rank has nothing to move (the check compared numel) */
+  /* Every rank has arrived at this all-reduce (the check says so): the blocking form cannot wait
+   * on a missing rank, and Open MPI's is 2.4x faster than its nonblocking one (16 MB: 4.0 against
+   * 9.5 ms on 2 ranks), which moves round by round only as MPI_Test is called. */
+  if (S.check && c->kind == FRIT_COLL_ALL_REDUCE && bytes >= BLOCKING_MIN) {
+    int rc = S.f.Allreduce(in, out, (int)c->numel, S.types[c->dtype], op, S.comm);
+    st = rc == MPI_SUCCESS_ ? FRIT_OK : mpi_fail(ctx, "MPI_Allreduce", rc, what);
+    goto done;
+  }
   /* The data moves through S.stage ([send | receive]), which outlives a timed-out request. */
   unsigned char *sb = S.stage, *rb = S.stage + bytes;
   int n = (int)c->numel, b = (int)(c->numel / P), rc = MPI_SUCCESS_, nreq = 1;
@@ -385,7 +404,7 @@ static int load_mpi(void) {
 #define SYM(fn) (*(void **)&f->fn = dlsym(S.lib, "MPI_" #fn)) != NULL
   if (!(SYM(Initialized) && SYM(Finalized) && SYM(Init_thread) && SYM(Query_thread) && SYM(Finalize) &&
         SYM(Comm_rank) && SYM(Comm_size) && SYM(Comm_idup) && SYM(Comm_free) && SYM(Comm_set_errhandler) &&
-        SYM(Error_string) && SYM(Op_create) && SYM(Op_free) && SYM(Iallreduce) && SYM(Iallgather) &&
+        SYM(Error_string) && SYM(Op_create) && SYM(Op_free) && SYM(Iallreduce) && SYM(Allreduce) && SYM(Iallgather) &&
         SYM(Ireduce_scatter_block) && SYM(Ibcast) && SYM(Isend) && SYM(Irecv) && SYM(Test)))
     return 0;
 #undef SYM
