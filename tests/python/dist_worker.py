@@ -212,11 +212,35 @@ def case_timeout():
     os._exit(1 if failures else 0)  # MPI's state is broken: no finalize
 
 
+def case_mpi4py():
+    """MPI started by mpi4py (imported first): frit joins it and agrees with mpi4py's own results."""
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    r, P = dist.rank(), dist.size()
+    if (comm.Get_rank(), comm.Get_size()) != (r, P):
+        failures.append("mpi4py sees rank %d of %d, frit %d of %d" % (comm.Get_rank(), comm.Get_size(), r, P))
+    x = data(r, (3, 4), "float64")
+    check("all_reduce against mpi4py", dist.all_reduce(frit.asarray(x)), comm.allreduce(x))
+    check("all_gather against mpi4py", dist.all_gather(frit.asarray(x), 0), np.concatenate(comm.allgather(x)), exact=True)
+    comm.Barrier()
+
+
+def case_dies():
+    """Rank 1 exits in the middle; the others wait in a collective until mpirun ends the job."""
+    if dist.rank() == 1:
+        os._exit(3)
+    np.asarray(dist.all_reduce(frit.asarray(np.ones(3, np.float32)), "sum"))
+    failures.append("a collective with a dead partner returned")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "mpi4py":
+        from mpi4py import MPI  # noqa: F401  (initialises MPI before frit does)
     dist.init()
     case, out = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     {"collectives": case_collectives, "grad": case_grad, "heat": lambda: case_heat(out),
-     "train": lambda: case_train(out), "mismatch": case_mismatch, "timeout": case_timeout}[case]()
+     "train": lambda: case_train(out), "mismatch": case_mismatch, "timeout": case_timeout,
+     "mpi4py": case_mpi4py, "dies": case_dies}[case]()
     for f in failures:
         print("rank %d FAIL %s" % (dist.rank(), f), flush=True)
     print("rank %d of %d: %s %s" % (dist.rank(), dist.size(), case, "FAILED" if failures else "ok"), flush=True)

@@ -160,6 +160,23 @@ def test_ranks_that_disagree_fail_on_every_rank():
 
 
 @need_mpi
+def test_mpi_started_by_mpi4py_is_joined():
+    pytest.importorskip("mpi4py")
+    r = mpirun(2, "mpi4py")
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert r.stdout.count(": mpi4py ok") == 2, r.stdout
+
+
+@need_mpi
+def test_a_rank_that_dies_ends_the_others():
+    """The launcher ends the job when a rank exits without finalizing: no rank hangs (the timeout
+    below is far longer than the run)."""
+    r = mpirun(2, "dies", env={"FRIT_DIST_TIMEOUT": "60"}, timeout=120)
+    assert r.returncode != 0
+    assert "FAIL" not in r.stdout, r.stdout
+
+
+@need_mpi
 def test_a_rank_that_never_arrives_is_a_timeout_not_a_hang():
     r = mpirun(2, "timeout", env={"FRIT_DIST_TIMEOUT": "2"}, timeout=120)
     assert "timed out" in r.stdout, r.stdout[-4000:] + r.stderr[-4000:]
