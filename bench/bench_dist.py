@@ -117,10 +117,12 @@ def main():
                  model_us=round(model * 1e6, 2))
     emit(bench="dist_cost_model", value=round(alpha * 1e6, 3), unit="us latency (alpha)",
          peer="bytes per second (1/beta)", peer_value=round(1 / beta / 1e9, 3) if beta else None)
+    cores = os.cpu_count() or 1
     t1 = heat[1]["strong"] if 1 in heat else None
     for P, h in heat.items():
-        # the model: the one-rank time divided, plus two halo rows each way (2 x 8 KB)
-        model = (t1 / P + 2 * (alpha + 2048 * 4 * beta)) if t1 and alpha is not None and P > 1 else t1
+        # the model: the one-rank time divided among the cores the ranks get (on one host, no more
+        # than it has), plus the two halo rows a step (sendrecvs of 8 KB)
+        model = (t1 / min(P, cores) + 2 * (alpha + 2048 * 4 * beta)) if t1 and alpha is not None and P > 1 else t1
         emit(bench="dist_heat_strong_2048x2048_%dranks" % P, value=round(h["strong"] * 1e3, 3), unit="ms/step",
              peer="1 rank", peer_value=round(t1 * 1e3, 3) if t1 else None,
              model_ms=round(model * 1e3, 3) if model else None)
@@ -129,10 +131,29 @@ def main():
     s1 = train[1]["step"] if 1 in train else None
     nparams = 784 * 256 + 256 + 256 * 10 + 10
     for P, t in train.items():
-        model = (s1 / P + alpha + 2 * (P - 1) / P * nparams * 4 * beta) if s1 and alpha is not None and P > 1 else s1
+        model = (s1 / min(P, cores) + alpha + 2 * (P - 1) / P * nparams * 4 * beta) \
+            if s1 and alpha is not None and P > 1 else s1
         emit(bench="dist_train_mlp_batch512_%dranks" % P, value=round(1 / t["step"], 2), unit="steps/s",
              peer="1 rank", peer_value=round(1 / s1, 2) if s1 else None,
              model_steps_per_s=round(1 / model, 2) if model else None)
+
+
+    # the same model at 8 to 1024 ranks on separate machines: a network of NET_ALPHA latency and
+    # NET_GBS bandwidth (assumed, stated in the output), and frit's own cost a collective (the
+    # check's small all-reduce doubles the latency terms)
+    if t1 and s1:
+        net_alpha, net_beta = 5e-6, 1 / 12.5e9
+        for P in (8, 16, 64, 256, 1024):
+            lg = max(1, int(np.ceil(np.log2(P))))
+            ar = lambda n: 2 * lg * net_alpha * 2 + 2 * (P - 1) / P * n * net_beta
+            heat_s = t1 / P + 2 * (2 * net_alpha + 2048 * 4 * net_beta)
+            heat_w = heat[1]["weak"] + 2 * (2 * net_alpha + 2048 * 4 * net_beta)
+            step = s1 / P + ar(nparams * 4) + ar(4)
+            emit(bench="dist_model_%dranks" % P, value=round(heat_s * 1e3, 4), unit="ms/step heat strong (predicted)",
+                 peer="1 rank, measured", peer_value=round(t1 * 1e3, 3),
+                 heat_weak_ms=round(heat_w * 1e3, 4),
+                 train_steps_per_s=round(1 / step, 1) if P <= 512 else None,  # a sample a rank at most
+                 assumed="network 5 us latency, 12.5 GB/s; compute divides by P")
 
 
 if __name__ == "__main__":

@@ -248,8 +248,11 @@ frit_status ox_gather_nd(ox_cx *cx, const ox_node *n) {
   int64_t rdims[FRIT_MAX_DIMS] = {rows};
   for (int d = 0; d < nt; d++) rdims[1 + d] = tail[d];
   frit_tensor *xr = frit_reshape(c, x, 1 + nt, rdims);
+  /* the leading axes' strides in rows (x's strides over the row size, which is 0 for an empty tail:
+   * a fuzzed GatherND on data (2, 2, 0) divided by it) */
   int64_t rstr[FRIT_MAX_DIMS];
-  for (int d = 0; d < k; d++) rstr[d] = strides[d] / (nd > k ? strides[k - 1] : 1);
+  int64_t row = 1;
+  for (int d = (int)k - 1; d >= 0; d--) rstr[d] = row, row *= dims[d];
   frit_tensor *off = nd_offsets(cx, idx, dims, rstr, (int)k);
   frit_tensor *r = frit_take(c, xr, off, 0);
   int no = 0;
