@@ -51,27 +51,31 @@ def worker(kind):
             step = frit.jit(step_sharded)
             dist.barrier()
             res[mode] = timed(step, 10, u)
-    elif kind == "train":
+    elif kind in ("train", "train_parts"):
         from frit import nn, optim
         rng = np.random.default_rng(0)
         X = rng.standard_normal((512, 784)).astype(np.float32)
         Y = rng.integers(0, 10, 512).astype(np.int64)
         model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
         step = optim.compile_step(model, nn.functional.cross_entropy, optim.Adam(lr=1e-3))
-        b = 512 // P
-        x, y = X[r * b:(r + 1) * b], Y[r * b:(r + 1) * b]
-        dist.barrier()
-        res["step"] = timed(lambda: step(x, y), 10)
+        if kind == "train_parts":  # one rank's step at the batches the ranks get
+            for b in (512, 256, 128):
+                res["b%d" % b] = timed(lambda b=b: step(X[:b], Y[:b]), 10)
+        else:
+            b = 512 // P
+            x, y = X[r * b:(r + 1) * b], Y[r * b:(r + 1) * b]
+            dist.barrier()
+            res["step"] = timed(lambda: step(x, y), 10)
     if r == 0:
         print("RESULT " + json.dumps(res), flush=True)
     dist.finalize()
 
 
-def run(P, kind):
+def run(P, kind, threads=None):
     cmd = [shutil.which("mpirun"), "--oversubscribe", "-n", str(P)]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    threads = max(1, (os.cpu_count() or 1) // P)
+    threads = threads or max(1, (os.cpu_count() or 1) // P)
     env = dict(os.environ, FRIT_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     out = subprocess.run(cmd + [sys.executable, os.path.abspath(__file__), "--worker", kind], env=env,
                          capture_output=True, text=True, timeout=1200)
@@ -101,6 +105,8 @@ def main():
     ar = {P: run(P, "allreduce") for P in ranks if P > 1}
     heat = {P: run(P, "heat") for P in ranks}
     train = {P: run(P, "train") for P in ranks}
+    parts = run(1, "train_parts")               # with every core: the model's terms at scale
+    parts1 = run(1, "train_parts", threads=1)   # with one core: what a rank here computes
     # all-reduce: the measured time against the model's alpha + 2 (P-1)/P n beta, with alpha and
     # beta fitted at 2 ranks; the peer is the same bytes copied once (numpy), the memory's limit
     x = np.ones(1 << 22, np.float32)
@@ -130,9 +136,18 @@ def main():
              unit="ms/step", peer="1 rank", peer_value=round(heat[1]["weak"] * 1e3, 3) if 1 in heat else None)
     s1 = train[1]["step"] if 1 in train else None
     nparams = 784 * 256 + 256 + 256 * 10 + 10
+    # a step is a fixed part (the optimizer's update, launches) and a part in proportion to the
+    # batch: one rank's steps at 512 and 256 samples give both (for ranks on machines of their own)
+    per_sample = (parts["b512"] - parts["b256"]) / 256
+    fixed = parts["b512"] - 512 * per_sample
+    emit(bench="dist_train_model_terms", value=round(fixed * 1e3, 3), unit="ms fixed a step (F)",
+         peer="us a sample (s)", peer_value=round(per_sample * 1e6, 3),
+         one_core_ms={k: round(v * 1e3, 3) for k, v in parts1.items()})
     for P, t in train.items():
-        model = (s1 / min(P, cores) + alpha + 2 * (P - 1) / P * nparams * 4 * beta) \
-            if s1 and alpha is not None and P > 1 else s1
+        # here the ranks share the cores: a rank computes its 512/P samples on one core (two ranks
+        # to a core past 2), then the gradient all-reduce and the loss's
+        here = parts1.get("b%d" % (512 // P), s1) * max(1, P / cores) if P > 1 else None
+        model = (here + 2 * alpha + 2 * (P - 1) / P * nparams * 4 * beta) if here and alpha is not None else s1
         emit(bench="dist_train_mlp_batch512_%dranks" % P, value=round(1 / t["step"], 2), unit="steps/s",
              peer="1 rank", peer_value=round(1 / s1, 2) if s1 else None,
              model_steps_per_s=round(1 / model, 2) if model else None)
@@ -148,7 +163,7 @@ def main():
             ar = lambda n: 2 * lg * net_alpha * 2 + 2 * (P - 1) / P * n * net_beta
             heat_s = t1 / P + 2 * (2 * net_alpha + 2048 * 4 * net_beta)
             heat_w = heat[1]["weak"] + 2 * (2 * net_alpha + 2048 * 4 * net_beta)
-            step = s1 / P + ar(nparams * 4) + ar(4)
+            step = fixed + 512 / P * per_sample + ar(nparams * 4) + ar(4)
             emit(bench="dist_model_%dranks" % P, value=round(heat_s * 1e3, 4), unit="ms/step heat strong (predicted)",
                  peer="1 rank, measured", peer_value=round(t1 * 1e3, 3),
                  heat_weak_ms=round(heat_w * 1e3, 4),
