@@ -103,16 +103,22 @@ static int64_t a_block_budget(void) {
   return l2 >= 256 * 1024 && l2 <= 64 * 1024 * 1024 ? l2 / 2 : 128 * 1024;
 }
 
-/* Row tiles a thread block: as many as keep a block's rows of A in L2 over one B panel's pass
+/* Row tiles a thread block: as many as keep a block's rows of A in L2 over one B panel's pass (N: B's columns)
  * (each block streams all of B once: a dense layer's 3136-long reduction in blocks of 2 tiles
  * read its 3.2 MB of B 11 times a call, at 64% of the FMA peak; in blocks of 11, 83%), at most
  * 16; among those, the count whose blocks end soonest when `threads` share them (the most tiles
  * one thread computes, clamped tiles included), the larger on a tie. */
-static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t esize, int64_t threads) {
+static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t N, int64_t esize, int64_t threads) {
   int64_t cap = 16;
   if (K > 0) {
-    int64_t fit = a_block_budget() / (TI * K * esize);
-    cap = fit < 2 ? 2 : fit < cap ? fit : cap;
+    /* A B much larger than L2 comes from memory, once for each block: then fewer and taller
+     * blocks, A filling 1.5x the L2 (a 4096^2 matmul's 64 MB of B: 0.71 of OpenBLAS in blocks
+     * of 10 tiles, 0.85 in 32; at 2048^2, whose 16 MB of B the L3 keeps, 32 was worse than 16) */
+    int64_t l2 = 2 * a_block_budget();
+    bool b_from_memory = N > 0 && K * N * esize > 16 * l2;
+    int64_t top = b_from_memory ? 32 : 16;
+    int64_t fit = (b_from_memory ? 3 * l2 / 2 : l2 / 2) / (TI * K * esize);
+    cap = fit < 2 ? 2 : fit < top ? fit : top;
   }
   if (cap > T) cap = T;
   int64_t best = cap, cost = -1;
@@ -213,7 +219,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   /* the blocks are the threads' work when the rows are the thread axis: a core each here */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int64_t threads = i != g0 ? 1 : cores > 1 ? cores : 1;
-  int64_t TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), frit_dtype_bits(vt) / 8, threads);
+  int64_t TB = tiles_per_block(T, TI, reduce_extent(e->src[0]), N, frit_dtype_bits(vt) / 8, threads);
   if (ch->tile_block >= 1 && ch->tile_block <= 64) TB = ch->tile_block < T ? ch->tile_block : T;
   int64_t NB = (T + TB - 1) / TB;
   frit_dtype dt = i->dtype;

@@ -114,6 +114,15 @@ def test_matmul_with_b_packed_in_panels_matches_numpy(dynamic, mkn):
     assert len(kernels) == (2 if packs else 1), kernels
 
 
+def test_matmul_whose_b_outgrows_the_caches_matches_numpy():
+    """B of 33 MB (more than 16 L2s here): the tiled kernel takes taller thread blocks
+    (opt_tile.c tiles_per_block), whose last block is cut short and clamped (298 rows)."""
+    a, b = _rand((298, 4096), 16), _rand((4096, 2080), 17)
+    f = frit.jit(lambda x, y: x @ y, dynamic=False)
+    want = a.astype(np.float64) @ b
+    np.testing.assert_allclose(np.asarray(f(frit.asarray(a), frit.asarray(b))), want, rtol=1e-4, atol=2e-3)
+
+
 def test_packed_static_matmul_is_register_tiled():
     a, b = _rand((256, 128), 14), _rand((128, 256), 15)
     f = frit.jit(lambda x, y: x @ y, dynamic=False)
