@@ -225,6 +225,14 @@ def case_mpi4py():
     comm.Barrier()
 
 
+def case_device():
+    """A program compiled for OpenCL: its collectives go through host memory."""
+    r, P = dist.rank(), dist.size()
+    xs = [data(q, (40,), "float32", 4) for q in range(P)]
+    f = frit.jit(lambda v: dist.all_reduce(v * 2, "sum") + dist.shift(v, 1), device="opencl")
+    check("opencl program with collectives", f(frit.asarray(xs[r])), 2 * sum(xs) + xs[(r - 1) % P])
+
+
 def case_dies():
     """Rank 1 exits in the middle; the others wait in a collective until mpirun ends the job."""
     if dist.rank() == 1:
@@ -240,7 +248,7 @@ if __name__ == "__main__":
     case, out = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     {"collectives": case_collectives, "grad": case_grad, "heat": lambda: case_heat(out),
      "train": lambda: case_train(out), "mismatch": case_mismatch, "timeout": case_timeout,
-     "mpi4py": case_mpi4py, "dies": case_dies}[case]()
+     "mpi4py": case_mpi4py, "dies": case_dies, "device": case_device}[case]()
     for f in failures:
         print("rank %d FAIL %s" % (dist.rank(), f), flush=True)
     print("rank %d of %d: %s %s" % (dist.rank(), dist.size(), case, "FAILED" if failures else "ok"), flush=True)

@@ -160,6 +160,16 @@ def test_ranks_that_disagree_fail_on_every_rank():
 
 
 @need_mpi
+def test_collectives_in_an_opencl_program():
+    import glob
+    if not glob.glob("/etc/OpenCL/vendors/*.icd") and os.environ.get("FRIT_REQUIRE_OPENCL") != "1":
+        pytest.skip("no OpenCL driver (make opencl-driver installs PoCL)")
+    r = mpirun(2, "device")
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert r.stdout.count(": device ok") == 2, r.stdout
+
+
+@need_mpi
 def test_mpi_started_by_mpi4py_is_joined():
     pytest.importorskip("mpi4py")
     r = mpirun(2, "mpi4py")
