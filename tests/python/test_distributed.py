@@ -108,13 +108,18 @@ def mpirun(n, case, out="", env=None, timeout=600):
     return subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
 
 
+def all_ranks_ok(n, case, out=""):
+    """Runs a case of dist_worker.py on n ranks: every rank reports it passed."""
+    r = mpirun(n, case, out)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert r.stdout.count(": %s ok" % case) == n, r.stdout
+
+
 @need_mpi
 @pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize("case", ["collectives", "grad"])
 def test_ranks_against_numpy(n, case):
-    r = mpirun(n, case)
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert r.stdout.count(": %s ok" % case) == n, r.stdout
+    all_ranks_ok(n, case)
 
 
 @need_mpi
@@ -164,17 +169,13 @@ def test_collectives_in_an_opencl_program():
     import glob
     if not glob.glob("/etc/OpenCL/vendors/*.icd") and os.environ.get("FRIT_REQUIRE_OPENCL") != "1":
         pytest.skip("no OpenCL driver (make opencl-driver installs PoCL)")
-    r = mpirun(2, "device")
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert r.stdout.count(": device ok") == 2, r.stdout
+    all_ranks_ok(2, "device")
 
 
 @need_mpi
 def test_mpi_started_by_mpi4py_is_joined():
     pytest.importorskip("mpi4py")
-    r = mpirun(2, "mpi4py")
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert r.stdout.count(": mpi4py ok") == 2, r.stdout
+    all_ranks_ok(2, "mpi4py")
 
 
 @need_mpi
