@@ -22,14 +22,10 @@ frit_status frit_rt_collective(frit_program *p, int k) {
   int ndim = sb->ndim < 8 ? sb->ndim : 8;
   for (int d = 0; d < ndim; d++)
     if (frit_rt_eval(ctx, sb->dims[d], p->binds, s->nvars, &dims[d]) != FRIT_OK) return frit_last_status(ctx);
-  const int64_t *ints = u->arg.blob_kind == FRIT_BLOB_INTS ? (const int64_t *)u->arg.blob : NULL;
-  int64_t a = ints && u->arg.n > 0 ? ints[0] : 0, b = ints && u->arg.n > 1 ? ints[1] : -1;
-  /* the call site, compared across ranks: this collective's place among the program's */
-  uint64_t tag = 0;
-  for (int j = 0; j < k; j++) tag += s->kernels[j].collective != NULL;
-  frit_coll_call call = {.kind = (int)u->arg.i0, .op = (int)u->arg.i1, .root = (int)a, .dest = (int)a,
-                         .source = (int)b, .dtype = sb->dtype, .numel = p->numel[bout], .ndim = ndim,
-                         .dims = dims, .tag = tag};
+  const int64_t *ints = (const int64_t *)u->arg.blob; /* {root or dest, source}: the verifier checks */
+  frit_coll_call call = {.kind = (int)u->arg.i0, .op = (int)u->arg.i1, .root = (int)ints[0], .dest = (int)ints[0],
+                         .source = (int)ints[1], .dtype = sb->dtype, .numel = p->numel[bout], .ndim = ndim,
+                         .dims = dims, .tag = (uint64_t)K->coll_seq};
   if (!p->c->dev) return frit_dist_run(ctx, &call, p->bufptr[bin], p->bufptr[bout]);
   /* a device program: the exchange goes through host memory (MPI takes host pointers here; a
    * GPU-aware path, NCCL, would not copy) */

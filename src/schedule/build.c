@@ -100,7 +100,7 @@ done:
 }
 
 /* A collective's kernel reads one buffer and writes one: the exchange's source and destination. */
-static frit_status collective_params(frit_ctx *ctx, const frit_uop *root, frit_sched_kernel *K) {
+static frit_status collective_params(frit_ctx *ctx, const frit_uop *root, frit_sched_kernel *K, int seq) {
   K->coll_in = K->coll_out = -1;
   for (int p = 0; p < K->nparams; p++) {
     int *slot = K->param_written[p] ? &K->coll_out : &K->coll_in;
@@ -112,6 +112,7 @@ static frit_status collective_params(frit_ctx *ctx, const frit_uop *root, frit_s
   if (K->coll_in < 0 || K->coll_out < 0)
     return frit_set_error(ctx, FRIT_ERR_INVALID, "schedule: a collective's kernel needs an input and an output buffer");
   K->collective = root;
+  K->coll_seq = seq;
   return FRIT_OK;
 }
 
@@ -440,6 +441,7 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
     frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
     goto fail;
   }
+  int ncoll = 0;
   for (int k = 0; k < nspec; k++) {
     if (specs[k].ekernel) { /* explicit kernel: ekernel.c names it */
       if (sched_ekernel(&st, &specs[k], k, &kernels[k]) != FRIT_OK) goto fail;
@@ -459,7 +461,7 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
         }
       }
       if (specs[k].root->op == FRIT_OP_COLLECTIVE && !specs[k].load_root && !specs[k].scatter &&
-          collective_params(ctx, specs[k].root, &kernels[k]) != FRIT_OK)
+          collective_params(ctx, specs[k].root, &kernels[k], ncoll++) != FRIT_OK)
         goto fail;
       kernels[k].ops = arena_str(ctx, ops);
       kernels[k].name = kernel_name(ctx, k, ops);

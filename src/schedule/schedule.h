@@ -45,6 +45,7 @@ typedef struct frit_sched_kernel {
                             one-rank meaning (a copy of parameter coll_in into coll_out); in a world
                             of several ranks the runtime runs the exchange (src/dist) instead */
   int coll_in, coll_out;
+  int coll_seq;          /* its place among the program's collectives, compared across ranks */
 } frit_sched_kernel;
 
 /* Host loops (Contract C, docs/schedule.md "Host loops"): the runtime executes the schedule's

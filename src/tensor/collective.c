@@ -132,8 +132,11 @@ frit_tensor *frit_sendrecv(frit_ctx *ctx, frit_tensor *x, int dest, int source) 
   if (!ti_ok(ctx, "sendrecv", &x, 1) || !rank_ok(ctx, "sendrecv", x, dest, true) ||
       !rank_ok(ctx, "sendrecv", x, source, true))
     return NULL;
-  if (frit_dist_size() == 1 && source < 0) /* one rank receives from no one: the copy kernel won't do */
-    return ti_const_f(ctx, TI_U(x)->dtype, 0, x);
+  /* one rank: receiving from no one is zeros (the copy kernel won't do); receiving from itself
+   * what it does not send would wait forever with several */
+  if (frit_dist_size() == 1 && source < 0) return ti_const_f(ctx, TI_U(x)->dtype, 0, x);
+  if (frit_dist_size() == 1 && dest < 0)
+    return TI_FAIL1(ctx, "sendrecv", x, "rank 0 receives from rank 0, which sends it nothing (dest -1)");
   return ti_collective(ctx, x, FRIT_COLL_SENDRECV, 0, dest, source);
 }
 

@@ -71,6 +71,7 @@ def test_collective_kernels_are_named_and_kept_apart():
     (lambda x: dist.all_gather(frit.asarray(np.float32(1)), 0), ["all_gather", "axis"]),
     (lambda x: dist.broadcast(x, 1), ["broadcast", "rank 1", "1 ranks"]),
     (lambda x: dist.sendrecv(x, 0, 2), ["sendrecv", "rank 2"]),
+    (lambda x: dist.sendrecv(x, None, 0), ["sendrecv", "sends it nothing"]),
     (lambda x: dist.all_gather(x, 1.5), ["all_gather", "axis"]),
 ])
 def test_bad_collective_arguments_are_named(call, words):
