@@ -61,8 +61,8 @@ typedef struct frit_cg_tile {
  * falls back to the heuristic: every choice renders a correct kernel. */
 typedef struct frit_cg_choices {
   int tile;       /* register tiles for a contraction (opt_tile.c): 0 where they fit, -1 never */
-  int tile_rows;  /* rows of a register tile: 0 the heuristic (6, or 8 with one vector a row) */
-  int tile_vecs;  /* vectors a tile row: 0 the heuristic (2 when the columns allow), else 1 or 2 */
+  int tile_rows;  /* rows of a register tile (1-16): 0 the heuristic (6 or 8 by the registers, 8 with one vector a row) */
+  int tile_vecs;  /* vectors a tile row: 0 the heuristic (2 when the columns allow), else 1, 2 or 4 */
   int tile_block; /* row tiles a thread block (cache blocking): 0 the heuristic (L2-sized), else 1..64 */
   int tile_order; /* loop order inside a block: 0 column panels outermost, 1 row tiles outermost */
   int unroll;     /* small static ranges unrolled (opt_unroll.c): 0 yes, -1 no */

@@ -240,6 +240,7 @@ void cgl_close_block(cg *g, int b) {
     bool simd = !B->child_bad && !B->unsafe && !B->red_bad && !B->strided &&
                 !(B->loaded_params & B->stored_params);
     if (B->has_store && B->nstores_ok == 0) simd = false;
+    if (B->tile_gather && !B->has_child_loop) simd = false;
     frit_uop *r = g->ranges[B->rix];
     if (B->has_child_loop && !(r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i >= 8)) simd = false;
     frit_uop *end = r->src[0];
@@ -422,24 +423,33 @@ bool cgl_stride1(const cg *g, frit_uop *ix, int rbit, int depth) {
 }
 
 /* The constant coefficient of range rbit in an index that is affine in it, or INT64_MIN. */
+enum { COEF_MAX = 1 << 24 };
 static int64_t coef(const cg *g, frit_uop *ix, int rbit, int depth) {
   if (!((g->free_[L(g, ix)] >> rbit) & 1)) return 0;
   if (ix->op == FRIT_OP_RANGE) return 1; /* the free set says it is this range */
   if (depth > 16) return INT64_MIN;
   if (ix->op == FRIT_OP_ADD || ix->op == FRIT_OP_SUB) {
     int64_t a = coef(g, ix->src[0], rbit, depth + 1), b = coef(g, ix->src[1], rbit, depth + 1);
-    if (a == INT64_MIN || b == INT64_MIN || a > 1024 || a < -1024 || b > 1024 || b < -1024) return INT64_MIN;
+    if (a == INT64_MIN || b == INT64_MIN || a > COEF_MAX || a < -COEF_MAX || b > COEF_MAX || b < -COEF_MAX) return INT64_MIN;
     return ix->op == FRIT_OP_ADD ? a + b : a - b;
   }
   if (ix->op == FRIT_OP_MUL)
     for (int i = 0; i < 2; i++) {
       frit_uop *c = ix->src[1 - i];
-      if (c->op == FRIT_OP_CONST && c->arg.value.i >= -1024 && c->arg.value.i <= 1024) {
+      if (c->op == FRIT_OP_CONST && c->arg.value.i >= -COEF_MAX && c->arg.value.i <= COEF_MAX) {
         int64_t a = coef(g, ix->src[i], rbit, depth + 1);
-        return a == INT64_MIN || a > 1024 || a < -1024 ? INT64_MIN : a * c->arg.value.i;
+        return a == INT64_MIN || a > COEF_MAX || a < -COEF_MAX ? INT64_MIN : a * c->arg.value.i;
       }
     }
   return INT64_MIN;
+}
+
+/* Does ix move by a constant nonzero stride other than 1 along the loop of block B (distinct
+ * elements for distinct iterations)? */
+static bool constant_stride(const cg *g, const blk *B, frit_uop *ix) {
+  if (B->rix < 0 || cgl_stride1(g, ix, B->rix, 0)) return false;
+  int64_t c = coef(g, ix, B->rix, 0);
+  return c != INT64_MIN && c != 0;
 }
 
 /* Records in the loop block how a memory access uses the loop's range: accesses that depend on
@@ -447,10 +457,17 @@ static int64_t coef(const cg *g, frit_uop *ix, int rbit, int depth) {
 static void note_access(cg *g, int b, frit_uop *index_node) {
   frit_uop *ix = index_node->op == FRIT_OP_INDEX ? index_node->src[1] : index_node;
   /* every enclosing loop, for outer-loop vectorisation */
-  for (; b >= 0; b = g->blocks[b].parent) {
+  for (int own = b; b >= 0; b = g->blocks[b].parent) {
     blk *B = &g->blocks[b];
     if (B->rix < 0) continue;
     if (!((g->free_[L(g, index_node)] >> B->rix) & 1)) continue; /* invariant in this loop */
+    /* in the loop's own body (a register tile's epilogue after its reductions, a permuted
+     * reduction's store or a strided residual): judged when the block closes */
+    if (b == own && index_node->op == FRIT_OP_INDEX && constant_stride(g, B, ix)) {
+      int64_t c = coef(g, ix, B->rix, 0);
+      if (!(c >= 2 && c <= 4)) B->tile_gather = true;
+      continue;
+    }
     if (!cgl_stride1(g, ix, B->rix, 0)) {
       /* a small constant stride (the coordinates of an (n, 3) array) is an interleaved group
        * that GCC loads with a few vector loads and shuffles, not a gather */
@@ -512,7 +529,9 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
       B->has_store = true;
       if (p >= 0 && p < 64) B->stored_params |= UINT64_C(1) << p;
       if (B->rix >= 0) {
-        if (cgl_stride1(g, u->src[0]->op == FRIT_OP_INDEX ? u->src[0]->src[1] : u->src[0], B->rix, 0)) B->nstores_ok++;
+        frit_uop *six = u->src[0]->op == FRIT_OP_INDEX ? u->src[0]->src[1] : u->src[0];
+        if (cgl_stride1(g, six, B->rix, 0)) B->nstores_ok++;
+        else if (constant_stride(g, B, six)) B->nstores_ok++, B->tile_gather = true;
         else B->unsafe = true;
       }
       cg_render_store_conv(&e, k, v);

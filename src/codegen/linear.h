@@ -11,6 +11,8 @@ typedef struct blk {
   bool is_if, alive;
   bool has_child_loop, unsafe, has_store;
   bool strided; /* a memory access not stride 1 in this loop's range */
+  bool tile_gather; /* an access in this loop's own body with a constant stride other than 1: a
+                     * gather or scatter per iteration, cheap beside the reductions of child loops */
   bool simd_done;  /* this loop got a simd pragma */
   bool child_bad;  /* a child loop stores, is unsafe or got its own simd pragma */
   bool child_simd; /* a loop inside got a simd pragma */

@@ -86,8 +86,10 @@ static frit_uop *innermost_choice(frit_uop *end, frit_uop *store_unit) {
   size_t m = 0;
   frit_uop **nodes = frit_walk_topo(end->src[0]->src[1], &m);
   if (!nodes) return store_unit;
+  bool reduces = false;
   for (size_t k = 0; k < m; k++) {
     frit_uop *u = nodes[k];
+    reduces = reduces || u->op == FRIT_OP_REDUCE;
     if (u->op != FRIT_OP_LOAD || u->src[0]->op != FRIT_OP_INDEX || u->src[0]->nsrc != 2) continue;
     frit_uop *r = unit_term(u->src[0]->src[1], cand, n, 0);
     int64_t times = r ? load_repeats(u->src[0]->src[1], 0) : 0;
@@ -100,6 +102,10 @@ static frit_uop *innermost_choice(frit_uop *end, frit_uop *store_unit) {
     if (cand[i] == store_unit) best_score = loads[i] + 1;
   for (int i = 0; i < n; i++)
     if (cand[i] != store_unit && loads[i] > best_score) best = cand[i], best_score = loads[i];
+  /* a reduction looped so that its loads run along the innermost range (a permuted reduction,
+   * schedule/rangeify.c) keeps that order: its register tiles need it, the strided store is
+   * once per reduction */
+  if (reduces && loads[n - 1] > 0 && loads[n - 1] + 1 >= best_score) best = cand[n - 1];
   return best;
 }
 

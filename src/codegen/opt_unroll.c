@@ -9,6 +9,7 @@
 #include <math.h>
 
 #define MAX_UNROLL 8
+#define MAX_UPCAST 16 /* a register tile's rows (the tiler keeps rows x vectors within the registers) */
 
 frit_uop *cg_subst(frit_ctx *ctx, frit_uop *root, frit_uop *const *from, frit_uop *const *to, int n) {
   size_t cnt = 0;
@@ -45,7 +46,7 @@ done:
 
 static bool small_range(const frit_uop *r) {
   return r->op == FRIT_OP_RANGE && r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i >= 1 &&
-         r->src[0]->arg.value.i <= MAX_UNROLL;
+         r->src[0]->arg.value.i <= (r->arg.i1 == FRIT_AXIS_UPCAST ? MAX_UPCAST : MAX_UNROLL);
 }
 
 static bool foldable(frit_op op) {
@@ -131,7 +132,6 @@ static frit_uop *unroll_reduce(frit_ctx *ctx, frit_uop *u) {
 static bool is_reduce(const frit_uop *u) { return u->op == FRIT_OP_REDUCE; }
 
 #define MAX_STORES 16
-#define MAX_TILE_STORES 12
 #define MAX_SHARED_COPIES 16
 
 static frit_uop *unroll_at(frit_ctx *ctx, frit_uop *e, int pick, bool upcast_only, frit_uop *const *st, int ns);
@@ -189,13 +189,14 @@ static frit_uop *unroll_at(frit_ctx *ctx, frit_uop *e, int pick, bool upcast_onl
     uses_c[s] = contains(st[s]->src[0], c, NULL);
     if (!uses_c[s] && E > 1 && contains(st[s], c, NULL)) return e;
   }
-  /* a second axis only while the copies fit a register tile (the tiler's 6 rows x 2 vectors):
-   * a conv's 5x5 taps as 25 accumulators spilled, where 5 had not */
+  /* a second axis only while the copies fit a register tile (the tiler's rows x 2 vectors, four
+   * registers left for the loads): a conv's 5x5 taps as 25 accumulators spilled on AVX2, where 5 had not */
   int nuse = 0;
   for (int s = 0; s < ns; s++) nuse += uses_c[s];
-  if (upcast_only && (ns - nuse) + nuse * E > MAX_TILE_STORES) return e;
+  if (upcast_only && (ns - nuse) + nuse * E > frit_host_vector_regs() - 4) return e;
   /* one flat GROUP of the stores' copies, copy by copy */
-  frit_uop *parts[MAX_UNROLL * MAX_STORES];
+  if (E > MAX_UPCAST) return e;
+  frit_uop *parts[MAX_UPCAST * MAX_STORES];
   int np = 0;
   for (int64_t t = 0; t < E; t++) {
     frit_uop *k = frit_const_int(ctx, c->dtype, t);
@@ -252,7 +253,7 @@ static frit_uop *unroll_shared_loads(frit_ctx *ctx, frit_uop *e, frit_uop *g0) {
     frit_uop *c = e->src[i];
     int64_t E = cg_const_extent(c);
     /* up to 16 copies of a serial loop too: conv1 over 16 channels, 43.6 -> 32.0 ms over 20 steps */
-    bool fits = c->arg.i1 == FRIT_AXIS_UPCAST ? E <= MAX_UNROLL : c->arg.i1 == FRIT_AXIS_LOOP && E <= MAX_SHARED_COPIES;
+    bool fits = c->arg.i1 == FRIT_AXIS_UPCAST ? E <= MAX_UPCAST : c->arg.i1 == FRIT_AXIS_LOOP && E <= MAX_SHARED_COPIES;
     if (c == g0 || !fits || E < 2) continue;
     if (!nodes && !(nodes = frit_walk_topo(st->src[1], &n))) return e;
     int shared = 0, own = 0;

@@ -151,3 +151,10 @@ int frit_host_tile_lanes(frit_dtype dt) {
   int lanes = vbytes / (bytes < 4 ? 4 : bytes);
   return lanes < 8 ? 8 : lanes;
 }
+
+int frit_host_vector_regs(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512f")) return 32;
+#endif
+  return 16;
+}

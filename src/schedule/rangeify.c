@@ -481,6 +481,32 @@ static frit_uop *sibling_stores(sched_state *S, const sched_kspec *ks, frit_uop 
   return frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, st, nv, NULL);
 }
 
+static bool fused(const sched_state *S, const frit_uop *u) {
+  return !sched_is_leaf(u) && u->id < S->nids && S->buf_of[u->id] < 0;
+}
+
+/* A PERMUTE moving the last axis of a fused reduction (through reshapes and casts), read by t
+ * itself or through t's fused elementwise operands (a conv's bias): that permute, else NULL.
+ * Looping over t's axes would make the reduction's innermost output axis a strided one, which
+ * loses its register tiles (a conv's (N, OH, OW, O) product stored as NCHW through a separate
+ * transposing kernel cost 15% of the conv); t then loops in the reduction's order. */
+static frit_uop *permuted_reduction(sched_state *S, frit_uop *t, int depth) {
+  if (depth > 8) return NULL;
+  if (t->op == FRIT_OP_PERMUTE && t->arg.blob_kind == FRIT_BLOB_INTS && t->arg.n >= 2 &&
+      ((const int64_t *)t->arg.blob)[t->arg.n - 1] != (int64_t)t->arg.n - 1) {
+    frit_uop *c = t->src[0];
+    while ((c->op == FRIT_OP_RESHAPE || c->op == FRIT_OP_CAST) && fused(S, c)) c = c->src[0];
+    return c->op == FRIT_OP_REDUCE_AXIS && fused(S, c) ? t : NULL;
+  }
+  uint32_t f = frit_op_flags((frit_op)t->op);
+  if (!(f & (FRIT_F_UNARY | FRIT_F_BINARY | FRIT_F_TERNARY)) && t->op != FRIT_OP_CAST) return NULL;
+  for (uint32_t i = 0; i < t->nsrc; i++) {
+    frit_uop *p = fused(S, t->src[i]) ? permuted_reduction(S, t->src[i], depth + 1) : NULL;
+    if (p) return p;
+  }
+  return NULL;
+}
+
 frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_kernel *out) {
   frit_ctx *ctx = S->ctx;
   frit_uop *t = ks->root;
@@ -510,13 +536,21 @@ frit_status sched_rangeify(sched_state *S, const sched_kspec *ks, frit_sched_ker
   bool scan = t->op == FRIT_OP_SCAN && !ks->load_root;
   int sax = scan ? (int)t->arg.i1 : -1;
   frit_uop *r[FRIT_MAX_DIMS], *order[FRIT_MAX_DIMS];
-  /* loops: output axes in order; a scan's axis goes innermost and stays sequential (LOOP) */
+  /* loops: output axes in order; a scan's axis goes innermost and stays sequential (LOOP); a
+   * permuted reduction loops in its source's order (the order its register tiles want) and is
+   * stored through the permutation */
   int no = 0;
+  frit_uop *pr = !scan && !ks->load_root && !ks->nsib && !ks->scatter ? permuted_reduction(S, t, 0) : NULL;
+  const int64_t *perm = pr ? (const int64_t *)pr->arg.blob : NULL;
+  const frit_shape *loop_sh = pr ? frit_shape_of(ctx, pr->src[0]) : sh;
   for (int k = 0; k < n; k++) {
     if (k == sax) continue;
-    if (!(r[k] = frit_range(ctx, sh->dims[k], k, no == 0 ? FRIT_AXIS_GLOBAL : FRIT_AXIS_LOOP))) return frit_last_status(ctx);
-    order[no++] = r[k];
+    frit_uop *rk = frit_range(ctx, loop_sh->dims[k], k, no == 0 ? FRIT_AXIS_GLOBAL : FRIT_AXIS_LOOP);
+    if (!rk) return frit_last_status(ctx);
+    order[no++] = rk;
   }
+  for (int k = 0, q = 0; k < n; k++)
+    if (k != sax) r[k] = perm ? order[perm[k]] : order[q++];
   if (scan) {
     if (!(r[sax] = frit_range(ctx, sh->dims[sax], sax, FRIT_AXIS_LOOP))) return frit_last_status(ctx);
     order[no++] = r[sax];

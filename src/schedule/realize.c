@@ -310,13 +310,30 @@ static frit_status bound_recompute(frit_ctx *ctx, sched_graph *g) {
 /* Rule 6: a reduction read through a permute that moves its last axis ((a @ b).T, jax's
  * transposed weight gradients) is materialised. Fused, the kernel would store along a strided
  * axis and lose its register tiling (jax's MLP training step, imported: 25.5 ms fused, 1.7 ms
- * with this rule); apart, the permute is one copy. */
+ * with this rule); apart, the permute is one copy. A permute that is realized itself, or read
+ * by elementwise ops only up to a realized node (a conv's bias), needs neither: that kernel loops
+ * in the reduction's order and stores through the permutation (rangeify.c). */
+/* Is the node at list position i realized, or read only by fused elementwise ops that are? */
+static bool elementwise_to_real(const sched_graph *g, size_t i, int depth) {
+  frit_uop *u = g->list[i];
+  if (sched_graph_is_real(g, u)) return true;
+  uint32_t f = frit_op_flags((frit_op)u->op);
+  bool elementwise = (f & (FRIT_F_UNARY | FRIT_F_BINARY | FRIT_F_TERNARY)) || u->op == FRIT_OP_CAST;
+  if (depth > 0 && !elementwise) return false;
+  if (depth > 8 || g->ulen[i] == 0) return false;
+  for (uint32_t j = 0; j < g->ulen[i]; j++)
+    if (!elementwise_to_real(g, g->users[g->uoff[i] + j], depth + 1)) return false;
+  return true;
+}
+
 static void realize_transposed_reductions(sched_graph *g) {
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
     if (u->op != FRIT_OP_PERMUTE || u->arg.blob_kind != FRIT_BLOB_INTS || u->arg.n < 2) continue;
     const int64_t *perm = (const int64_t *)u->arg.blob;
-    if (perm[u->arg.n - 1] == (int64_t)u->arg.n - 1) continue;
+    /* a realized permute, or one read only by elementwise ops up to a realized node, is stored
+     * in the reduction's own loop order instead (rangeify.c) */
+    if (perm[u->arg.n - 1] == (int64_t)u->arg.n - 1 || elementwise_to_real(g, i, 0)) continue;
     frit_uop *c = u->src[0];
     while (c->op == FRIT_OP_RESHAPE && !sched_graph_is_real(g, c)) c = c->src[0];
     if (c->op == FRIT_OP_REDUCE_AXIS && !sched_graph_is_real(g, c) && !sched_is_leaf(c)) g->real[c->id] = 1;

@@ -246,7 +246,8 @@ static frit_tensor *conv_as_gemm(frit_ctx *ctx, frit_tensor *x, frit_tensor *w, 
   bool mask[FRIT_MAX_DIMS] = {false};
   mask[3] = mask[4] = mask[5] = true;
   int64_t t4[4] = {n, g->o[0], g->o[1], o};
-  frit_tensor *r = frit_contiguous(ctx, reshape_i(ctx, ti_cast(ctx, tc_sum_keep(ctx, p, mask), dt), 0, 4, t4));
+  /* realized as NCHW, the permute's kernel loops in the product's order (schedule/rangeify.c) */
+  frit_tensor *r = reshape_i(ctx, ti_cast(ctx, tc_sum_keep(ctx, p, mask), dt), 0, 4, t4);
   return frit_permute(ctx, r, pout);
 }
 

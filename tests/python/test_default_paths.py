@@ -158,7 +158,7 @@ def _has_avx512():
                                  (130, 64, 8)])
 def test_register_tile_edges_match_numpy(dtype, mkn):
     """The register tiler (codegen/opt_tile.c) takes any M of two tiles or more: rows past M in
-    the last 6-row tile are clamped to row M - 1 and store its values again. Column counts that
+    the last tile are clamped to row M - 1 and store its values again. Column counts that
     are one vector (8) but not two a tile get one vector a row. Static shapes, the default jit
     (called twice: the size-specialised variant) and eager, with a fused epilogue, against
     numpy; integers exactly."""
@@ -180,9 +180,11 @@ def test_register_tile_edges_match_numpy(dtype, mkn):
     src = frit.jit(fn, dynamic=False).lower(a, b, c).source
     accs = len(re.findall(r"\bacc\d+ = \(", src))  # accumulators declared, one per tile element
     # the tiler's vector (frit_host_tile_lanes): 16 lanes of 4 bytes with AVX-512, 8 with AVX2;
-    # a tile of 6 rows x 2 vectors where N holds two vectors, else 8 rows x 1, and two tiles of rows
+    # a tile of 8 rows x 2 vectors with AVX-512's 32 registers (6 x 2 with AVX2's 16) where N
+    # holds two vectors, else 8 rows x 1; two tiles of rows (fewer rows a tile for M of 12 to 15)
     lanes = max(8, (64 if _has_avx512() else 32) // np.dtype(dtype).itemsize)
-    rows = 6 if n % (2 * lanes) == 0 else 8
+    rows = (8 if _has_avx512() else 6) if n % (2 * lanes) == 0 else 8
+    rows = m // 2 if rows > 6 and 12 <= m < 2 * rows else rows
     tiled = n % lanes == 0 and m >= 2 * rows
     if tiled:  # (an untiled product may keep its sums in a register array instead)
         assert accs >= rows, src[-3000:]
@@ -207,7 +209,8 @@ def test_large_conv_product_is_a_vectorised_register_tile(dynamic):
     channel and tap ranges: the tiler takes the output column and the channels as its rows and
     columns, and the 3x3 taps inside the channel loop are written out copy by copy
     (codegen/linear.c), so that gcc vectorises the tile's lanes around a single loop (with the
-    tap loops nested, it kept the kernel scalar at 13 GFLOP/s). Against numpy's im2col product."""
+    tap loops nested, it kept the kernel scalar at 13 GFLOP/s). The tiles store the NCHW output
+    directly, a scatter per tile (schedule/rangeify.c). Against numpy's im2col product."""
     rng = np.random.default_rng(5)
     x = rng.standard_normal((8, 64, 64, 64)).astype(np.float32)
     w = rng.standard_normal((32, 64, 3, 3)).astype(np.float32)
@@ -222,6 +225,9 @@ def test_large_conv_product_is_a_vectorised_register_tile(dynamic):
         product = src[src.index("mul_sum"):]
         assert "{ const int64_t r" in product and "#pragma omp simd\n" in product, product[:4000]
         assert product.count("frit_fmaf(") >= 6, product[:4000]
+        # the product loops over (N, OH, OW, O) and stores NCHW itself: no transposing kernel
+        names = [k.name for k in f.lower(x, w).kernels]
+        assert not any("permute" in n for n in names), names
 
 
 @pytest.mark.parametrize("m", [13, 20, 67])

@@ -166,14 +166,38 @@ def test_whole_array_and_single_row_broadcasts_stay_materialised(ctx, rng):
     assert_close(q.run({"r": row})[0], e / e.sum(), 1e-6, 1e-7)
 
 
-def test_transposed_matmul_is_materialised_first(ctx, rng):
-    """(a @ b).T: the product keeps its own kernel (its stores contiguous, register-tiled) and the
-    transpose is a copy after it; fused, the strided stores lost the register tiling (rule 6)."""
+@pytest.mark.parametrize("epilogue", ["none", "relu", "residual"])
+def test_transposed_matmul_keeps_its_register_tiles(ctx, rng, epilogue):
+    """(a @ b).T as an output, or read by elementwise ops only (relu, a residual read in the
+    output's own layout): one kernel that loops in the product's order (register-tiled, a
+    vector loop over b's columns) and stores through the transpose, the residual gathered once
+    per tile. Fused in the output's order instead, the strided stores lost the register tiling."""
+    a, b, c = rand(rng, L.F32, (64, 48)), rand(rng, L.F32, (48, 32)), rand(rng, L.F32, (32, 64))
+    ta, tb, tc = (ctx.input(n, L.F32, v.shape) for n, v in (("a", a), ("b", b), ("c", c)))
+    t = ctx.permute(ctx.matmul(ta, tb), [1, 0])
+    want = (a.astype(np.float64) @ b).T
+    if epilogue == "relu":
+        t, want = ctx.unary("relu", t), np.maximum(want, 0)
+    if epilogue == "residual":
+        t, want = ctx.binary("add", t, tc), want + c
+    p = _compile([t])
+    assert p.num_kernels == 1, p.kernel_names()
+    assert "#pragma omp simd" in p.source(), p.source()
+    assert_close(p.run({"a": a, "b": b, "c": c})[0], want, 1e-5, 1e-4)
+
+
+def test_transposed_matmul_read_by_a_reduction_is_materialised_first(ctx, rng):
+    """(a @ b).T read by another product: the first product keeps its own kernel (rule 6)."""
+    a, b, c = rand(rng, L.F32, (64, 48)), rand(rng, L.F32, (48, 32)), rand(rng, L.F32, (64, 16))
+    ta, tb, tc = (ctx.input(n, L.F32, v.shape) for n, v in (("a", a), ("b", b), ("c", c)))
+    p = _compile([ctx.matmul(ctx.permute(ctx.matmul(ta, tb), [1, 0]), tc)])
+    assert p.num_kernels >= 2, p.kernel_names()
+    assert_close(p.run({"a": a, "b": b, "c": c})[0], (a.astype(np.float64) @ b).T @ c, 1e-4, 1e-2)
+
+
+def test_product_then_elementwise_fuses(ctx, rng):
     a, b = rand(rng, L.F32, (40, 48)), rand(rng, L.F32, (48, 24))
     ta, tb = ctx.input("a", L.F32, a.shape), ctx.input("b", L.F32, b.shape)
-    p = _compile([ctx.permute(ctx.matmul(ta, tb), [1, 0])])
-    assert p.num_kernels == 2, p.kernel_names()
-    assert_close(p.run({"a": a, "b": b})[0], (a @ b).T, 1e-5, 1e-4)
     # an elementwise consumer in the product's own order still fuses
     p = _compile([ctx.unary("relu", ctx.matmul(ta, tb))])
     assert p.num_kernels == 1, p.kernel_names()
