@@ -201,8 +201,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
    * 2), leave registers for the loads of b and the broadcasts of a; one vector a row: 8 rows.
    * AVX-512 at 8 x 2 against 6 x 2: matmul 1024^2 280 -> 299 GFLOP/s, the bench conv's product
    * 31.0 -> 26.9 ms; 10 x 2 tied, 12 x 2 and 14 x 2 spilled (250, 254). */
-  int64_t acc = frit_host_vector_regs() >= 32 ? 16 : 12;
-  int64_t TI = (JV >= 2 ? acc / JV : 8) / nred;
+  int64_t TI = (JV >= 2 ? frit_host_tile_accumulators() / JV : 8) / nred;
   /* few rows (a conv's 16 output channels): a last tile that clamps would redo 2 of 18 rows; a
    * smaller height that divides M instead (8 rows of 2 vectors were 2x slower) */
   if (nred == 1 && M % TI && (M + TI - 1) / TI * TI - M > M / 20)

@@ -189,11 +189,11 @@ static frit_uop *unroll_at(frit_ctx *ctx, frit_uop *e, int pick, bool upcast_onl
     uses_c[s] = contains(st[s]->src[0], c, NULL);
     if (!uses_c[s] && E > 1 && contains(st[s], c, NULL)) return e;
   }
-  /* a second axis only while the copies fit a register tile (the tiler's rows x 2 vectors, four
-   * registers left for the loads): a conv's 5x5 taps as 25 accumulators spilled on AVX2, where 5 had not */
+  /* a second axis only while the copies fit a register tile (the tiler's rows x 2 vectors): a
+   * conv's 5x5 taps as 25 accumulators spilled on AVX2, where 5 had not */
   int nuse = 0;
   for (int s = 0; s < ns; s++) nuse += uses_c[s];
-  if (upcast_only && (ns - nuse) + nuse * E > frit_host_vector_regs() - 4) return e;
+  if (upcast_only && (ns - nuse) + nuse * E > frit_host_tile_accumulators()) return e;
   /* one flat GROUP of the stores' copies, copy by copy */
   if (E > MAX_UPCAST) return e;
   frit_uop *parts[MAX_UPCAST * MAX_STORES];

@@ -152,9 +152,9 @@ int frit_host_tile_lanes(frit_dtype dt) {
   return lanes < 8 ? 8 : lanes;
 }
 
-int frit_host_vector_regs(void) {
+int frit_host_tile_accumulators(void) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx512f")) return 32;
+  if (__builtin_cpu_supports("avx512f")) return 16;
 #endif
-  return 16;
+  return 12;
 }

@@ -94,8 +94,9 @@ const char *frit_ctx_keep_string(frit_ctx *ctx, char *malloced);
  * as the 32-bit values they compute in, and never fewer than 8: the register tiler's column
  * step (codegen/opt_tile.c), which the matmul's packed panels (tensor/linalg.c) match. */
 int frit_host_tile_lanes(frit_dtype dt);
-/* the vector registers the host kernels can hold accumulators in (32 with AVX-512, else 16) */
-int frit_host_vector_regs(void);
+/* the vector accumulators a host register tile holds: 16 of AVX-512's 32 registers (8 rows x 2
+ * vectors), else 12 of 16 (6 x 2); the rest hold the loads and broadcasts */
+int frit_host_tile_accumulators(void);
 
 /* Node for an id (0 <= id < frit_node_count). */
 static inline frit_uop *frit_node_by_id(const frit_ctx *ctx, uint32_t id) { return ctx->nodes[id]; }

@@ -215,7 +215,7 @@ static bool choices_equal(const frit_cg_choices *a, const frit_cg_choices *b) { 
 
 /* One step away from c in each direction the search knows. */
 static int neighbours(const frit_cg_choices *c, int threads, frit_cg_choices *out) {
-  static const int rows[] = {2, 3, 4, 5, 6, 7, 8, 10}, blocks[] = {1, 2, 4, 8, 16, 32};
+  static const int rows[] = {2, 3, 4, 5, 6, 7, 8}, blocks[] = {1, 2, 4, 8, 16, 32};
   int n = 0;
   frit_cg_choices x;
 #define STEP(field, value) (x = *c, x.field = (value), out[n++] = x)

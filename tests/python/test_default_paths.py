@@ -353,3 +353,40 @@ def test_donated_update_of_short_rows_applies_once(shape):
     f = frit.jit(lambda p, b: p * 0.5 + b[:, None], donate_argnums=0, dynamic=False)
     got = np.asarray(f(frit.asarray(p.copy()), b))
     np.testing.assert_array_equal(got, want)
+
+
+PERMUTED_REDUCTIONS = {
+    # a reduction read through a permute that moves its last axis, as an output or through
+    # elementwise ops only: one kernel that loops in the reduction's order and stores through
+    # the permutation (schedule/rangeify.c); read by a reduction, the product is realized first
+    "matmul_T": (lambda fr, a, b, c: (a @ b).T, ((48, 40), (40, 32), (32, 48))),
+    "matmul_T_relu_residual": (lambda fr, a, b, c: fr.maximum((a @ b).T + c, 0), ((48, 40), (40, 32), (32, 48))),
+    "matmul_T_bias": (lambda fr, a, b, c: (a @ b).T * c[:, :1], ((33, 20), (20, 48), (48, 33))),
+    "batched_transposed": (lambda fr, a, b, c: fr.permute_dims(a @ b, (0, 2, 1)) - c,
+                           ((3, 24, 16), (3, 16, 32), (3, 32, 24))),
+    "sum_then_T": (lambda fr, a, b, c: fr.sum(a, axis=1).T + c, ((8, 5, 32), (1, 1), (32, 8))),
+    "max_then_T": (lambda fr, a, b, c: fr.max(a, axis=1).T, ((8, 5, 32), (1, 1), (1, 1))),
+    "product_of_T": (lambda fr, a, b, c: (a @ b).T @ c, ((32, 24), (24, 32), (32, 16))),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("case", sorted(PERMUTED_REDUCTIONS))
+def test_permuted_reductions_match_numpy(case, dtype):
+    """Reductions stored through a permutation, eager, default jit (twice: the size-specialised
+    variant) and static jit, against numpy; integers exactly."""
+    fn, shapes = PERMUTED_REDUCTIONS[case]
+    rng = np.random.default_rng(len(case))
+    if dtype == np.int32:
+        args = [rng.integers(-20, 20, s).astype(dtype) for s in shapes]
+    else:
+        args = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    want = fn(np, *[x.astype(np.float64) if dtype != np.int32 else x.astype(np.int64) for x in args])
+    tol = dict(rtol=1e-4, atol=1e-3) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+    if dtype == np.int32:
+        tol = dict(rtol=0, atol=0)
+    got = np.asarray(fn(frit, *[frit.asarray(x) for x in args]))
+    np.testing.assert_allclose(got, want, **tol)
+    for f in (frit.jit(lambda a, b, c: fn(frit, a, b, c)), frit.jit(lambda a, b, c: fn(frit, a, b, c), dynamic=False)):
+        for _ in range(2):
+            np.testing.assert_allclose(np.asarray(f(*args)), want, **tol)
