@@ -112,12 +112,13 @@ static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t N, int6
   int64_t cap = 16;
   if (K > 0) {
     /* A B much larger than L2 comes from memory, once for each block: then fewer and taller
-     * blocks, A filling 1.5x the L2 (a 4096^2 matmul's 64 MB of B: 0.71 of OpenBLAS in blocks
-     * of 10 tiles, 0.85 in 32; at 2048^2, whose 16 MB of B the L3 keeps, 32 was worse than 16) */
+     * blocks, A filling twice the L2 (a 4096^2 matmul's 64 MB of B: 0.71 of OpenBLAS in blocks
+     * of 10 6-row tiles, 0.85 in 32; with 8-row tiles 171-187 GFLOP/s in blocks of 16, 252-276
+     * in 32; at 2048^2, whose 16 MB of B the L3 keeps, 32 was worse than 16) */
     int64_t l2 = 2 * a_block_budget();
     bool b_from_memory = N > 0 && K * N * esize > 16 * l2;
     int64_t top = b_from_memory ? 32 : 16;
-    int64_t fit = (b_from_memory ? 3 * l2 / 2 : l2 / 2) / (TI * K * esize);
+    int64_t fit = (b_from_memory ? 2 * l2 : l2 / 2) / (TI * K * esize);
     cap = fit < 2 ? 2 : fit < top ? fit : top;
   }
   if (cap > T) cap = T;
