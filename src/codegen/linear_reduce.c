@@ -59,7 +59,7 @@ static bool reaches(const cg *g, uint32_t from, uint32_t to, uint8_t *seen) {
   return found;
 }
 
-#define MAX_FUSE 32 /* a register tile's accumulators (up to 28 with AVX-512) */
+#define MAX_FUSE 32 /* a register tile's accumulators (16 with AVX-512; forced tiles of up to 28) */
 
 /* REDUCEs over the same ranges as u that belong in the same block and are not emitted yet:
  * they share u's loops (one loop, several accumulators), so that work common to their bodies

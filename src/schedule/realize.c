@@ -307,12 +307,6 @@ static frit_status bound_recompute(frit_ctx *ctx, sched_graph *g) {
   return FRIT_OK;
 }
 
-/* Rule 6: a reduction read through a permute that moves its last axis ((a @ b).T, jax's
- * transposed weight gradients) is materialised. Fused, the kernel would store along a strided
- * axis and lose its register tiling (jax's MLP training step, imported: 25.5 ms fused, 1.7 ms
- * with this rule); apart, the permute is one copy. A permute that is realized itself, or read
- * by elementwise ops only up to a realized node (a conv's bias), needs neither: that kernel loops
- * in the reduction's order and stores through the permutation (rangeify.c). */
 /* Is the node at list position i realized, or read only by fused elementwise ops that are? */
 static bool elementwise_to_real(const sched_graph *g, size_t i, int depth) {
   frit_uop *u = g->list[i];
@@ -326,6 +320,12 @@ static bool elementwise_to_real(const sched_graph *g, size_t i, int depth) {
   return true;
 }
 
+/* Rule 6: a reduction read through a permute that moves its last axis ((a @ b).T, jax's
+ * transposed weight gradients) is materialised. Fused, the kernel would store along a strided
+ * axis and lose its register tiling (jax's MLP training step, imported: 25.5 ms fused, 1.7 ms
+ * with this rule); apart, the permute is one copy. A permute that is realized itself, or read
+ * by elementwise ops only up to a realized node (a conv's bias), needs neither: that kernel loops
+ * in the reduction's order and stores through the permutation (rangeify.c). */
 static void realize_transposed_reductions(sched_graph *g) {
   for (size_t i = 0; i < g->n; i++) {
     frit_uop *u = g->list[i];
