@@ -43,8 +43,12 @@ def emit(bench, t, peer, pt, ok, **extra):
     print(json.dumps(rec), flush=True)
 
 
-def bench_sort(n, name):
-    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+def bench_sort(n, name, dtype=np.float32):
+    rng = np.random.default_rng(0)
+    if np.dtype(dtype).kind == "f":
+        x = rng.standard_normal(n).astype(dtype)
+    else:
+        x = rng.integers(-10 ** 9, 10 ** 9, n).astype(dtype)
     f = frit.jit(lambda a: frit.sort(a))
     t0 = time.perf_counter()
     out = np.asarray(f(x))
@@ -52,8 +56,11 @@ def bench_sort(n, name):
     ok = bool(np.array_equal(out, np.sort(x)))
     tf = times(lambda: np.asarray(f(x)))
     tn = times(lambda: np.sort(x))
+    passes = np.dtype(dtype).itemsize
     emit(name, tf, "np.sort (numpy %s, same run)" % np.__version__, tn, ok,
-         first_call_s=round(compile_s, 2), note="LSD radix sort, 4 passes of 8 bits, chunks of one row in parallel")
+         first_call_s=round(compile_s, 2),
+         note="LSD radix sort, %d passes of 8 bits, chunks of one row in parallel%s" % (
+             passes, "" if np.dtype(dtype).kind == "f" else ", keys alone (no values carried)"))
 
 
 def bench_argsort(n, name):
@@ -76,6 +83,7 @@ def bench_rows(r, n, name):
 
 BENCHES = [("sort_f32_1m", lambda: bench_sort(1_000_000, "sort_f32_1m")),
            ("sort_f32_10m", lambda: bench_sort(10_000_000, "sort_f32_10m")),
+           ("sort_i32_1m", lambda: bench_sort(1_000_000, "sort_i32_1m", np.int32)),
            ("argsort_f32_1m", lambda: bench_argsort(1_000_000, "argsort_f32_1m")),
            ("sort_rows_1000x1000", lambda: bench_rows(1000, 1000, "sort_rows_1000x1000")),
            ("sort_rows_10000x100", lambda: bench_rows(10000, 100, "sort_rows_10000x100"))]

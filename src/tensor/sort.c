@@ -59,6 +59,15 @@ static frit_tensor *sort_keys(frit_ctx *ctx, frit_tensor *x, bool descending) {
   return k;
 }
 
+/* The integer or bool values of keys made by sort_keys (its inverse there). */
+static frit_tensor *from_keys(frit_ctx *ctx, frit_tensor *k, frit_dtype dt, bool descending) {
+  frit_dtype ut = TI_U(k)->dtype;
+  uint64_t sign = 1ull << (frit_dtype_bits(ut) - 1);
+  if (descending) k = ti_alu1(ctx, FRIT_OP_NOT, k);
+  if (frit_dtype_is_bool(dt) || frit_dtype_is_unsigned(dt)) return ti_cast(ctx, k, dt);
+  return bitcast(ctx, k2(ctx, FRIT_OP_XOR, k, ti_const_i(ctx, ut, (int64_t)sign, k)), dt);
+}
+
 /* x with `axis` moved last and the other axes merged: (R, n). */
 static frit_tensor *as_rows(frit_ctx *ctx, frit_tensor *x, int axis, int *perm) {
   const frit_shape *s = ti_shape(ctx, x);
@@ -86,7 +95,7 @@ static frit_tensor *from_rows(frit_ctx *ctx, frit_tensor *rows, frit_tensor *x, 
 static void insertion_rows(frit_ctx *ctx, frit_tensor *r, frit_tensor *n, frit_tensor *ks, frit_tensor *vs) {
   frit_tensor *i, *j;
   frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 1), n, kc(ctx, FRIT_I64, 1), &i);
-  frit_tensor *k = ld2(ctx, ks, r, i), *v = ld2(ctx, vs, r, i);
+  frit_tensor *k = ld2(ctx, ks, r, i), *v = vs ? ld2(ctx, vs, r, i) : NULL;
   int pos = frit_kernel_var(ctx, FRIT_I64, i);
   frit_kernel_loop_begin(ctx, k2(ctx, FRIT_OP_SUB, i, kc(ctx, FRIT_I64, 1)), kc(ctx, FRIT_I64, -1),
                          kc(ctx, FRIT_I64, -1), &j);
@@ -96,12 +105,12 @@ static void insertion_rows(frit_ctx *ctx, frit_tensor *r, frit_tensor *n, frit_t
   frit_kernel_if_end(ctx);
   frit_tensor *j1 = k2(ctx, FRIT_OP_ADD, j, kc(ctx, FRIT_I64, 1));
   st2(ctx, ks, r, j1, kj);
-  st2(ctx, vs, r, j1, ld2(ctx, vs, r, j));
+  if (vs) st2(ctx, vs, r, j1, ld2(ctx, vs, r, j));
   frit_kernel_var_set(ctx, pos, j);
   frit_kernel_loop_end(ctx);
   frit_tensor *p = frit_kernel_var_get(ctx, pos);
   st2(ctx, ks, r, p, k);
-  st2(ctx, vs, r, p, v);
+  if (vs) st2(ctx, vs, r, p, v);
   frit_kernel_loop_end(ctx);
 }
 
@@ -177,7 +186,7 @@ static void if_long(frit_ctx *ctx, const radix *rx, bool guard) {
 
 /* One stable LSD radix pass on the 8-bit digit p: three kernels (count per chunk, exclusive
  * prefix per row over (digit, chunk), scatter per chunk) from (sk, sv) into (*dk, *dv); the
- * last pass writes no keys. */
+ * last pass writes no keys, unless no values travel (sv NULL). */
 static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, frit_tensor *sk, frit_tensor *sv,
                        frit_tensor **dk, frit_tensor **dv) {
   frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *c256 = kc(ctx, FRIT_I64, 256);
@@ -215,8 +224,8 @@ static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, f
   frit_tensor *key = ld2(ctx, sk, r, i), *dk_ = digit(ctx, key, p);
   frit_tensor *pos = ld3(ctx, rx->cnt, r, c, dk_);
   st3(ctx, rx->cnt, r, c, dk_, k2(ctx, FRIT_OP_ADD, pos, one));
-  if (!last) st2(ctx, *dk, r, pos, key);
-  st2(ctx, *dv, r, pos, ld2(ctx, sv, r, i));
+  if (!last || !sv) st2(ctx, *dk, r, pos, key);
+  if (sv) st2(ctx, *dv, r, pos, ld2(ctx, sv, r, i));
   frit_kernel_loop_end(ctx);
   if (guard) frit_kernel_if_end(ctx);
   return close_kernel(ctx, ts, 3);
@@ -234,8 +243,8 @@ static bool radix_rows(frit_ctx *ctx, frit_uop *R, frit_tensor *n, frit_tensor *
   if (frit_kernel_begin(ctx, "sort_rows", 1, &R, &r) != FRIT_OK) return false;
   if (cond) frit_kernel_if_begin(ctx, cond);
   for (int p = 0; p < passes; p++) {
-    frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
-    frit_tensor *dk = bk[p % 2], *dv = bv[p % 2];
+    frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = !vals ? NULL : p == 0 ? vals : bv[(p + 1) % 2];
+    frit_tensor *dk = bk[p % 2], *dv = vals ? bv[p % 2] : NULL;
     frit_kernel_loop_begin(ctx, zero, c256, one, &d);
     st2(ctx, *cnt, r, d, zero);
     frit_kernel_loop_end(ctx);
@@ -253,8 +262,8 @@ static bool radix_rows(frit_ctx *ctx, frit_uop *R, frit_tensor *n, frit_tensor *
     frit_tensor *key = ld2(ctx, sk, r, i), *dg2 = digit(ctx, key, p);
     frit_tensor *pos = ld2(ctx, *cnt, r, dg2);
     st2(ctx, *cnt, r, dg2, k2(ctx, FRIT_OP_ADD, pos, one));
-    if (p + 1 < passes) st2(ctx, dk, r, pos, key);
-    st2(ctx, dv, r, pos, ld2(ctx, sv, r, i));
+    if (p + 1 < passes || !sv) st2(ctx, dk, r, pos, key);
+    if (sv) st2(ctx, dv, r, pos, ld2(ctx, sv, r, i));
     frit_kernel_loop_end(ctx);
   }
   if (cond) frit_kernel_if_end(ctx);
@@ -275,7 +284,7 @@ static frit_tensor *fill(frit_ctx *ctx, frit_dtype dt, int64_t v, int nd, frit_u
 }
 
 /* Sorts the rows of (R, n) keys `k` carrying `vals` (same shape, not bool); returns the sorted
- * vals. Rows of n <= SMALL_ROW: insertion sort (decided at build time for a static n, per run
+ * vals, or with vals NULL the sorted keys (half the bytes moved a pass). Rows of n <= SMALL_ROW: insertion sort (decided at build time for a static n, per run
  * for a symbolic one, each path then guarded by its condition); longer rows: radix sort, for
  * many rows a row per kernel point, for a few static rows passes of three kernels over chunks
  * of the rows (many threads per row). Radix passes go through two scratch pairs: A (the
@@ -286,11 +295,11 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
   frit_uop *R = s->dims[0], *N = s->dims[1];
   frit_uop *gt_small = positive(ctx, ti_dim_sub(ctx, N, ti_dim(ctx, SMALL_ROW)));
   int64_t nstat = frit_dim_value(N);
-  frit_dtype ut = TI_U(k)->dtype, vt = TI_U(vals)->dtype;
+  frit_dtype ut = TI_U(k)->dtype, vt = vals ? TI_U(vals)->dtype : ut;
   int passes = frit_dtype_bits(ut) / 8;
   frit_tensor *ntensor = frit_tensor_of(ctx, N);
   if (!ntensor || !gt_small) return NULL;
-  if (nstat >= 0 && nstat <= 1) return vals;
+  if (nstat >= 0 && nstat <= 1) return vals ? vals : k;
   /* chunked passes serve a few static rows (a 1-d sort): they bring threads to one row; many
    * rows are parallel already and sort faster a row per point, in cache (and two radix paths for
    * symbolic rows would double the code to compile) */
@@ -298,7 +307,8 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
   bool may_insert = !stat || nstat <= SMALL_ROW;
   bool may_mid = !few && (!stat || nstat > SMALL_ROW), may_long = few && (!stat || nstat > SMALL_ROW);
   frit_tensor *bk[2] = {fill(ctx, ut, 0, 2, s->dims), fill(ctx, ut, 3, 2, s->dims)};
-  frit_tensor *bv[2] = {fill(ctx, vt, 1, 2, s->dims), fill(ctx, vt, 4, 2, s->dims)};
+  frit_tensor *bv[2] = {NULL, NULL};
+  if (vals) bv[0] = fill(ctx, vt, 1, 2, s->dims), bv[1] = fill(ctx, vt, 4, 2, s->dims);
   int res = (passes + 1) % 2; /* the pair the last pass writes */
   frit_tensor *small = k2(ctx, FRIT_OP_CMPLE, ntensor, kc(ctx, FRIT_I64, SMALL_ROW));
   if (may_mid) {
@@ -318,7 +328,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
     rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), C, ti_dim(ctx, 256)});
     if (!rx.nchunks || !rx.grid[0] || !rx.cnt) return NULL;
     for (int p = 0; p < passes; p++) {
-      frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = p == 0 ? vals : bv[(p + 1) % 2];
+      frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = !vals ? NULL : p == 0 ? vals : bv[(p + 1) % 2];
       if (!radix_pass(ctx, &rx, p, p + 1 == passes, !stat, sk, sv, &bk[p % 2], &bv[p % 2])) return NULL;
     }
   }
@@ -329,13 +339,13 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
     if (!stat) frit_kernel_if_begin(ctx, small);
     frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
     st2(ctx, bk[res], r, i, ld2(ctx, k, r, i));
-    st2(ctx, bv[res], r, i, ld2(ctx, vals, r, i));
+    if (vals) st2(ctx, bv[res], r, i, ld2(ctx, vals, r, i));
     frit_kernel_loop_end(ctx);
-    insertion_rows(ctx, r, ntensor, bk[res], bv[res]);
+    insertion_rows(ctx, r, ntensor, bk[res], vals ? bv[res] : NULL);
     if (!stat) frit_kernel_if_end(ctx);
     if (!close_kernel(ctx, ts, 2)) return NULL;
   }
-  return bv[res];
+  return vals ? bv[res] : bk[res];
 }
 
 static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int axis, int descending, bool arg) {
@@ -360,12 +370,16 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
   int perm[FRIT_MAX_DIMS];
   frit_tensor *rows = as_rows(ctx, x, ax, perm);
   if (!rows) return NULL;
+  /* argsort carries the indices, a float sort its values (-0.0 and 0.0 have one key and keep
+   * their order; NaNs keep their bits); an integer or bool sort moves its keys alone, whose
+   * values they give back exactly (half the bytes a pass) */
+  bool keys_only = !arg && !frit_dtype_is_float(dt);
   frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
   /* bool values travel as u8: two bool scratch fills would be one constant node */
-  frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : ti_cast(ctx, rows, frit_dtype_is_bool(dt) ? FRIT_U8 : dt);
-  if (!keys || !vals) return NULL;
+  frit_tensor *vals = keys_only ? NULL : arg ? ti_axis_index(ctx, rows, 1) : ti_cast(ctx, rows, dt);
+  if (!keys || (!keys_only && !vals)) return NULL;
   frit_tensor *sorted = sort_rows(ctx, keys, vals);
-  if (sorted && !arg) sorted = ti_cast(ctx, sorted, dt);
+  if (sorted && keys_only) sorted = from_keys(ctx, sorted, dt, descending != 0);
   /* the rule sees the rows the kernel reads; the moves around them differentiate as a graph */
   if (sorted && !arg && frit_dtype_is_float(dt)) sorted = tg_sort(ctx, sorted, rows, 1, descending);
   return sorted ? from_rows(ctx, sorted, x, perm) : NULL;
