@@ -39,6 +39,13 @@ typedef struct frit_cg_config {
  * $XDG_CACHE_HOME/frit, else $HOME/.cache/frit (malloc'd; NULL when none of these is known).
  * Other caches (PTX, machine limits) live in or under it. */
 char *frit_cg_default_cache_dir(void);
+
+/* This CPU as /proc/cpuinfo names it: its "model name" ("unknown" where it cannot be read), and
+ * a key of the model and its feature flags, which the kernel cache hashes when the flags compile
+ * for the native CPU (a cache shared by machines then keeps their kernels apart).
+ * $FRIT_CPU_KEY replaces the key (machines that share kernels on purpose; tests). Read once. */
+const char *frit_cg_cpu_model(void);
+const char *frit_cg_cpu_key(void);
 /* mkdir -p; 0 on success. */
 int frit_cg_make_dirs(const char *dir);
 /* FNV-1a of s continuing from h, with a separator after it (cache keys of several fields). */

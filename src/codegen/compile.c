@@ -318,6 +318,43 @@ static void remove_parts(const char *tmp_c, int parts) {
   }
 }
 
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+static char cpu_model[256] = "unknown", cpu_key[320];
+
+static void read_cpu(void) {
+  uint64_t flags = UINT64_C(0xcbf29ce484222325);
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[4096];
+  bool model = false, feats = false;
+  while (f && fgets(line, sizeof line, f) && !(model && feats)) {
+    const char *c = strchr(line, ':');
+    if (!c) continue;
+    for (c++; *c == ' '; c++) {}
+    if (!model && strncmp(line, "model name", 10) == 0) {
+      snprintf(cpu_model, sizeof cpu_model, "%s", c);
+      cpu_model[strcspn(cpu_model, "\n")] = 0;
+      model = true;
+    } else if (!feats && (strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0)) {
+      flags = frit_cg_hash(flags, c); /* a long line: its first 4 KB, which hold the ISA flags */
+      feats = true;
+    }
+  }
+  if (f) fclose(f);
+  const char *env = env_nonempty("FRIT_CPU_KEY");
+  if (env) snprintf(cpu_key, sizeof cpu_key, "%s", env);
+  else snprintf(cpu_key, sizeof cpu_key, "%s/%016" PRIx64, cpu_model, flags);
+}
+
+const char *frit_cg_cpu_model(void) {
+  pthread_once(&cpu_once, read_cpu);
+  return cpu_model;
+}
+
+const char *frit_cg_cpu_key(void) {
+  pthread_once(&cpu_once, read_cpu);
+  return cpu_key;
+}
+
 frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_cg_config *cfg) {
   if (!p || !cfg || !p->source) return frit_set_error(ctx, FRIT_ERR_INVALID, "codegen: compile of NULL program");
   const char *ver = compiler_version(ctx, cfg->cc);
@@ -326,6 +363,8 @@ frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_c
   h = frit_cg_hash(h, cfg->cc);
   h = frit_cg_hash(h, cfg->cflags);
   h = frit_cg_hash(h, ver);
+  /* -march=native code runs on this CPU only: the key keeps another machine's kernels apart */
+  if (strstr(cfg->cflags, "native")) h = frit_cg_hash(h, frit_cg_cpu_key());
   p->hash = h;
   cg_state *s = state_of(ctx);
   if (!s) return frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");

@@ -104,30 +104,9 @@ static void measure(int threads, double *gbps, double *gflops) {
   frit_pool_release(pool);
 }
 
-/* "model name" of /proc/cpuinfo (or "unknown") and the thread count. The model is read once per
- * process: the tuner asks for every kernel variant it looks up. */
-static pthread_once_t model_once = PTHREAD_ONCE_INIT;
-static char cpu_model[256] = "unknown";
-
-static void read_model(void) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) != 0) continue;
-    const char *c = strchr(line, ':');
-    if (!c) continue;
-    for (c++; *c == ' '; c++) {}
-    snprintf(cpu_model, sizeof cpu_model, "%s", c);
-    cpu_model[strcspn(cpu_model, "\n")] = 0;
-    break;
-  }
-  fclose(f);
-}
-
+/* "model name" of /proc/cpuinfo (or "unknown", codegen/compile.c) and the thread count. */
 void frit_rt_machine_fingerprint(char *out, size_t cap, int threads) {
-  pthread_once(&model_once, read_model);
-  snprintf(out, cap, "%s, %d threads", cpu_model, threads);
+  snprintf(out, cap, "%s, %d threads", frit_cg_cpu_model(), threads);
 }
 
 static pthread_mutex_t lim_mu = PTHREAD_MUTEX_INITIALIZER;

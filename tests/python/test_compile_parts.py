@@ -50,3 +50,34 @@ def test_parts_build_the_same_program(tmp_path):
     assert one["kernels"] >= 24 and one["source"] > 4 * 24 * 1024 // 2
     assert files1 == files4                           # same hashes: the parts are a build detail
     assert not [f for f in files4 if "part" in f or f.endswith(".o") or ".tmp." in f], files4
+
+
+CPU_SCRIPT = r"""
+import numpy as np, frit
+x = np.arange(64, dtype=np.float32)
+print(float(np.asarray(frit.jit(lambda a: frit.sum(a * 3 + 1))(x))))
+"""
+
+
+def test_cache_keeps_kernels_of_different_cpus_apart(tmp_path):
+    """Kernels are compiled for the native CPU (-march=native): a cache directory shared by two
+    machines (a home on NFS under mpirun across hosts) must not hand one machine's shared objects
+    to the other, which could run AVX-512 code on an AVX2 CPU. The key hashes the CPU's model and
+    flags (codegen/compile.c frit_cg_cpu_key); FRIT_CPU_KEY stands in for two machines here."""
+    cache = tmp_path / "shared"
+
+    def objects(key):
+        env = dict(os.environ, FRIT_CACHE_DIR=str(cache), PYTHONPATH=os.pathsep.join(sys.path))
+        env.pop("FRIT_CPU_KEY", None)
+        if key:
+            env["FRIT_CPU_KEY"] = key
+        p = subprocess.run([sys.executable, "-c", CPU_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-3000:]
+        assert float(p.stdout.split()[-1]) == float((np.arange(64) * 3 + 1).sum())
+        return {n for n in os.listdir(cache) if n.endswith(".so")}
+
+    a = objects("machine-a")
+    assert objects("machine-a") == a            # the same CPU hits its own kernels
+    b = objects("machine-b")
+    assert a < b and len(b - a) == len(a)       # another CPU compiles its own, beside them
+    assert objects(None) - b                    # and this machine's real key is neither
