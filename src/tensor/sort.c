@@ -375,7 +375,6 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
    * values they give back exactly (half the bytes a pass) */
   bool keys_only = !arg && !frit_dtype_is_float(dt);
   frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
-  /* bool values travel as u8: two bool scratch fills would be one constant node */
   frit_tensor *vals = keys_only ? NULL : arg ? ti_axis_index(ctx, rows, 1) : ti_cast(ctx, rows, dt);
   if (!keys || (!keys_only && !vals)) return NULL;
   frit_tensor *sorted = sort_rows(ctx, keys, vals);
