@@ -444,12 +444,12 @@ static int64_t coef(const cg *g, frit_uop *ix, int rbit, int depth) {
   return INT64_MIN;
 }
 
-/* Does ix move by a constant nonzero stride other than 1 along the loop of block B (distinct
- * elements for distinct iterations)? */
-static bool constant_stride(const cg *g, const blk *B, frit_uop *ix) {
-  if (B->rix < 0 || cgl_stride1(g, ix, B->rix, 0)) return false;
+/* The constant stride of ix along the loop of block B when it is neither 1 nor 0 (distinct
+ * elements for distinct iterations), else 0. */
+static int64_t constant_stride(const cg *g, const blk *B, frit_uop *ix) {
+  if (B->rix < 0 || cgl_stride1(g, ix, B->rix, 0)) return 0;
   int64_t c = coef(g, ix, B->rix, 0);
-  return c != INT64_MIN && c != 0;
+  return c == INT64_MIN ? 0 : c;
 }
 
 /* Records in the loop block how a memory access uses the loop's range: accesses that depend on
@@ -463,9 +463,9 @@ static void note_access(cg *g, int b, frit_uop *index_node) {
     if (!((g->free_[L(g, index_node)] >> B->rix) & 1)) continue; /* invariant in this loop */
     /* in the loop's own body (a register tile's epilogue after its reductions, a permuted
      * reduction's store or a strided residual): judged when the block closes */
-    if (b == own && index_node->op == FRIT_OP_INDEX && constant_stride(g, B, ix)) {
-      int64_t c = coef(g, ix, B->rix, 0);
-      if (!(c >= 2 && c <= 4)) B->tile_gather = true;
+    int64_t own_stride = b == own && index_node->op == FRIT_OP_INDEX ? constant_stride(g, B, ix) : 0;
+    if (own_stride) {
+      if (!(own_stride >= 2 && own_stride <= 4)) B->tile_gather = true;
       continue;
     }
     if (!cgl_stride1(g, ix, B->rix, 0)) {

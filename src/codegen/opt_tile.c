@@ -113,7 +113,7 @@ static int64_t tiles_per_block(int64_t T, int64_t TI, int64_t K, int64_t N, int6
   if (K > 0) {
     /* A B much larger than L2 comes from memory, once for each block: then fewer and taller
      * blocks, A filling twice the L2 (a 4096^2 matmul's 64 MB of B: 0.71 of OpenBLAS in blocks
-     * of 10 6-row tiles, 0.85 in 32; with 8-row tiles 171-187 GFLOP/s in blocks of 16, 252-276
+     * of 10 6-row tiles, 0.85 in 32; with 8-row tiles 171-217 GFLOP/s in blocks of 16, 252-276
      * in 32; at 2048^2, whose 16 MB of B the L3 keeps, 32 was worse than 16) */
     int64_t l2 = 2 * a_block_budget();
     bool b_from_memory = N > 0 && K * N * esize > 16 * l2;
@@ -200,8 +200,9 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
     JV = ch->tile_vecs;
   /* 12 vector accumulators of AVX2's 16 registers (6 rows x 2 vectors), 16 of AVX-512's 32 (8 x
    * 2), leave registers for the loads of b and the broadcasts of a; one vector a row: 8 rows.
-   * AVX-512 at 8 x 2 against 6 x 2: matmul 1024^2 280 -> 299 GFLOP/s, the bench conv's product
-   * 31.0 -> 26.9 ms; 10 x 2 tied, 12 x 2 and 14 x 2 spilled (250, 254). */
+   * AVX-512 at 8 x 2: matmul 1024^2 280 -> 299 GFLOP/s against 6 x 2, the bench conv 31.0 ->
+   * 26.9 ms against its 4 x 2 (the divisor of its 56 rows below); 10 x 2 tied, 12 x 2 and 14 x 2
+   * spilled (250, 254). */
   int64_t TI = (JV >= 2 ? frit_host_tile_accumulators() / JV : 8) / nred;
   /* few rows (a conv's 16 output channels): a last tile that clamps would redo 2 of 18 rows; a
    * smaller height that divides M instead (8 rows of 2 vectors were 2x slower) */

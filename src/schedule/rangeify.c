@@ -481,25 +481,20 @@ static frit_uop *sibling_stores(sched_state *S, const sched_kspec *ks, frit_uop 
   return frit_uop_new(ctx, FRIT_OP_GROUP, FRIT_VOID, st, nv, NULL);
 }
 
-static bool fused(const sched_state *S, const frit_uop *u) {
+static bool fused(const void *env, const frit_uop *u) {
+  const sched_state *S = env;
   return !sched_is_leaf(u) && u->id < S->nids && S->buf_of[u->id] < 0;
 }
 
-/* A PERMUTE moving the last axis of a fused reduction (through reshapes and casts), read by t
+/* A PERMUTE moving the last axis of a fused reduction (sched_permuted_reduction), read by t
  * itself or through t's fused elementwise operands (a conv's bias): that permute, else NULL.
  * Looping over t's axes would make the reduction's innermost output axis a strided one, which
  * loses its register tiles (a conv's (N, OH, OW, O) product stored as NCHW through a separate
  * transposing kernel cost 15% of the conv); t then loops in the reduction's order. */
 static frit_uop *permuted_reduction(sched_state *S, frit_uop *t, int depth) {
   if (depth > 8) return NULL;
-  if (t->op == FRIT_OP_PERMUTE && t->arg.blob_kind == FRIT_BLOB_INTS && t->arg.n >= 2 &&
-      ((const int64_t *)t->arg.blob)[t->arg.n - 1] != (int64_t)t->arg.n - 1) {
-    frit_uop *c = t->src[0];
-    while ((c->op == FRIT_OP_RESHAPE || c->op == FRIT_OP_CAST) && fused(S, c)) c = c->src[0];
-    return c->op == FRIT_OP_REDUCE_AXIS && fused(S, c) ? t : NULL;
-  }
-  uint32_t f = frit_op_flags((frit_op)t->op);
-  if (!(f & (FRIT_F_UNARY | FRIT_F_BINARY | FRIT_F_TERNARY)) && t->op != FRIT_OP_CAST) return NULL;
+  if (t->op == FRIT_OP_PERMUTE) return sched_permuted_reduction(t, fused, S) ? t : NULL;
+  if (!sched_is_elementwise(t)) return NULL;
   for (uint32_t i = 0; i < t->nsrc; i++) {
     frit_uop *p = fused(S, t->src[i]) ? permuted_reduction(S, t->src[i], depth + 1) : NULL;
     if (p) return p;

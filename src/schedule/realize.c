@@ -31,6 +31,18 @@ bool sched_is_leaf(const frit_uop *u) {
   return u->op == FRIT_OP_BUFFER || u->op == FRIT_OP_CONST || u->op == FRIT_OP_DEFINE_VAR;
 }
 
+bool sched_is_elementwise(const frit_uop *u) {
+  return (frit_op_flags((frit_op)u->op) & (FRIT_F_UNARY | FRIT_F_BINARY | FRIT_F_TERNARY)) || u->op == FRIT_OP_CAST;
+}
+
+frit_uop *sched_permuted_reduction(frit_uop *u, bool (*fused)(const void *env, const frit_uop *), const void *env) {
+  if (u->op != FRIT_OP_PERMUTE || u->arg.blob_kind != FRIT_BLOB_INTS || u->arg.n < 2) return NULL;
+  if (((const int64_t *)u->arg.blob)[u->arg.n - 1] == (int64_t)u->arg.n - 1) return NULL;
+  frit_uop *c = u->src[0];
+  while ((c->op == FRIT_OP_RESHAPE || c->op == FRIT_OP_CAST) && fused(env, c)) c = c->src[0];
+  return c->op == FRIT_OP_REDUCE_AXIS && fused(env, c) ? c : NULL;
+}
+
 static int64_t sat_mul(int64_t a, int64_t b) {
   if (a == LARGE || b == LARGE || (b && a > INT64_MAX / b)) return LARGE;
   return a * b;
@@ -311,9 +323,7 @@ static frit_status bound_recompute(frit_ctx *ctx, sched_graph *g) {
 static bool elementwise_to_real(const sched_graph *g, size_t i, int depth) {
   frit_uop *u = g->list[i];
   if (sched_graph_is_real(g, u)) return true;
-  uint32_t f = frit_op_flags((frit_op)u->op);
-  bool elementwise = (f & (FRIT_F_UNARY | FRIT_F_BINARY | FRIT_F_TERNARY)) || u->op == FRIT_OP_CAST;
-  if (depth > 0 && !elementwise) return false;
+  if (depth > 0 && !sched_is_elementwise(u)) return false;
   if (depth > 8 || g->ulen[i] == 0) return false;
   for (uint32_t j = 0; j < g->ulen[i]; j++)
     if (!elementwise_to_real(g, g->users[g->uoff[i] + j], depth + 1)) return false;
@@ -326,17 +336,16 @@ static bool elementwise_to_real(const sched_graph *g, size_t i, int depth) {
  * with this rule); apart, the permute is one copy. A permute that is realized itself, or read
  * by elementwise ops only up to a realized node (a conv's bias), needs neither: that kernel loops
  * in the reduction's order and stores through the permutation (rangeify.c). */
+static bool unrealized(const void *g, const frit_uop *u) {
+  return !sched_graph_is_real((const sched_graph *)g, u) && !sched_is_leaf(u);
+}
+
 static void realize_transposed_reductions(sched_graph *g) {
   for (size_t i = 0; i < g->n; i++) {
-    frit_uop *u = g->list[i];
-    if (u->op != FRIT_OP_PERMUTE || u->arg.blob_kind != FRIT_BLOB_INTS || u->arg.n < 2) continue;
-    const int64_t *perm = (const int64_t *)u->arg.blob;
     /* a realized permute, or one read only by elementwise ops up to a realized node, is stored
      * in the reduction's own loop order instead (rangeify.c) */
-    if (perm[u->arg.n - 1] == (int64_t)u->arg.n - 1 || elementwise_to_real(g, i, 0)) continue;
-    frit_uop *c = u->src[0];
-    while (c->op == FRIT_OP_RESHAPE && !sched_graph_is_real(g, c)) c = c->src[0];
-    if (c->op == FRIT_OP_REDUCE_AXIS && !sched_graph_is_real(g, c) && !sched_is_leaf(c)) g->real[c->id] = 1;
+    frit_uop *c = sched_permuted_reduction(g->list[i], unrealized, g);
+    if (c && !elementwise_to_real(g, i, 0)) g->real[c->id] = 1;
   }
 }
 

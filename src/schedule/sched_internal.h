@@ -156,6 +156,11 @@ typedef struct sched_graph {
 } sched_graph;
 bool sched_graph_is_real(const sched_graph *g, const frit_uop *u);
 bool sched_is_leaf(const frit_uop *u);
+/* an elementwise op (unary, binary, ternary ALU or a cast): the same index in every operand */
+bool sched_is_elementwise(const frit_uop *u);
+/* A PERMUTE that moves its last axis, over a REDUCE_AXIS reached through reshapes and casts that
+ * fused(node) says are not realized (nor the reduction): that reduction, else NULL (rule 6). */
+frit_uop *sched_permuted_reduction(frit_uop *u, bool (*fused)(const void *env, const frit_uop *), const void *env);
 /* heavy[id]: the node's fused cone holds a reduction; costly[id]: a transcendental (both
  * recomputed after decisions change) */
 void sched_compute_heavy(sched_graph *g);

@@ -374,7 +374,7 @@ PERMUTED_REDUCTIONS = {
 @pytest.mark.parametrize("case", sorted(PERMUTED_REDUCTIONS))
 def test_permuted_reductions_match_numpy(case, dtype):
     """Reductions stored through a permutation, eager, default jit (twice: the size-specialised
-    variant) and static jit, against numpy; integers exactly."""
+    variant), static jit and OpenCL where it is available, against numpy; integers exactly."""
     fn, shapes = PERMUTED_REDUCTIONS[case]
     rng = np.random.default_rng(len(case))
     if dtype == np.int32:
@@ -390,3 +390,16 @@ def test_permuted_reductions_match_numpy(case, dtype):
     for f in (frit.jit(lambda a, b, c: fn(frit, a, b, c)), frit.jit(lambda a, b, c: fn(frit, a, b, c), dynamic=False)):
         for _ in range(2):
             np.testing.assert_allclose(np.asarray(f(*args)), want, **tol)
+    if _opencl():  # the same kernels rendered for a device (PoCL in CI)
+        f = frit.jit(lambda a, b, c: fn(frit, a, b, c), device="opencl")
+        np.testing.assert_allclose(np.asarray(f(*args)), want, **tol)
+
+
+def _opencl():
+    try:
+        frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
+        return True
+    except frit.FritError as e:
+        if "unavailable" in str(e):
+            return False
+        raise
