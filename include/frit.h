@@ -643,6 +643,9 @@ typedef struct frit_compile_opts {
                             is unavailable (no driver, no device). */
 } frit_compile_opts;
 enum { FRIT_BOUNDS_CLAMP = 0, FRIT_BOUNDS_CHECK = 1, FRIT_BOUNDS_UNCHECKED = 2 };
+/* A KERNEL node's arg.i0 for frit's own kernels whose indices are in range by construction
+ * (the sort's scatter): no bounds policy applies to them. */
+enum { FRIT_KERNEL_TRUSTED = 1 };
 
 /* Schedules, optimises, generates and compiles a program computing `outputs`. Inputs are all
  * frit_input tensors reachable from the outputs, in their creation order. Owned by ctx (freed

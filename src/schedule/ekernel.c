@@ -292,6 +292,7 @@ typedef struct lower {
   frit_ctx *ctx;
   const ek_kernel *K;
   const char *name;     /* kernel name, for messages */
+  int bounds;           /* the schedule's bounds policy, UNCHECKED for a trusted kernel */
   uint8_t *is_src;      /* by id: a tensor source of K */
   uint8_t *own_range;   /* by id: a RANGE closed by an END of this body */
   frit_uop **memo;      /* by original id: the lowered node */
@@ -383,7 +384,7 @@ static int bounded(lower *L, frit_uop *A, frit_uop **c, frit_uop **gate) {
     if (x->dtype != FRIT_I64 && !(x = frit_cast(ctx, x, FRIT_I64))) return -1;
     c[a] = x;
   }
-  if (L->S->bounds == FRIT_BOUNDS_UNCHECKED) return n;
+  if (L->bounds == FRIT_BOUNDS_UNCHECKED) return n;
   frit_uop *chk[FRIT_MAX_DIMS];
   int nchk = 0;
   for (int a = 0; a < n; a++) {
@@ -399,7 +400,7 @@ static int bounded(lower *L, frit_uop *A, frit_uop **c, frit_uop **gate) {
     frit_uop *cl = hi ? frit_binary(ctx, FRIT_OP_MAX, frit_binary(ctx, FRIT_OP_MIN, x, hi), i64c(ctx, 0)) : NULL;
     if (!cl) return -1;
     c[a] = cl;
-    if (L->S->bounds != FRIT_BOUNDS_CHECK) continue;
+    if (L->bounds != FRIT_BOUNDS_CHECK) continue;
     frit_uop *bad = frit_binary(ctx, FRIT_OP_OR, frit_binary(ctx, FRIT_OP_CMPLT, x, i64c(ctx, 0)),
                                 frit_binary(ctx, FRIT_OP_CMPLE, d, x));
     if (bad && A->nsrc > 2) bad = frit_binary(ctx, FRIT_OP_AND, lower_node(L, A->src[2]), bad);
@@ -610,6 +611,7 @@ frit_status sched_ekernel(sched_state *S, const sched_kspec *ks, int k, frit_sch
   const ek_kernel *E = find_kernel(S, K);
   FRIT_ASSERT(E != NULL);
   lower L = {.S = S, .ctx = ctx, .K = E, .perr_param = -1};
+  L.bounds = K->op == FRIT_OP_KERNEL && K->arg.i0 == FRIT_KERNEL_TRUSTED ? FRIT_BOUNDS_UNCHECKED : S->bounds;
   S->root = K;
   S->nsib = 0;
   S->load_root = false;

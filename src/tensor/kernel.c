@@ -303,6 +303,7 @@ frit_status frit_kernel_begin(frit_ctx *ctx, const char *name, int ndim, frit_uo
   if (!nm) return frit_set_error(ctx, FRIT_ERR_NOMEM, "out of memory");
   st->res_old.n = st->res_new.n = 0;
   st->name = nm;
+  st->trusted = false;
   st->ndim = ndim;
   st->next_uid = 0;
   st->next_serial = 0;
@@ -322,6 +323,11 @@ frit_status frit_kernel_begin(frit_ctx *ctx, const char *name, int ndim, frit_uo
     idx[a] = TI_T(r[a]);
   }
   return FRIT_OK;
+}
+
+void kb_trust_indices(frit_ctx *ctx) {
+  kb_state *st = kb_get(ctx, false);
+  if (st && st->open) st->trusted = true;
 }
 
 frit_status frit_kernel_begin_static(frit_ctx *ctx, const char *name, int ndim, const int64_t *dims, frit_tensor **idx) {
@@ -418,6 +424,7 @@ int frit_kernel_end(frit_ctx *ctx) {
   a.blob = st->name;
   a.blob_kind = FRIT_BLOB_STR;
   a.n = (uint32_t)strlen(st->name);
+  a.i0 = st->trusted ? FRIT_KERNEL_TRUSTED : 0;
   frit_uop *k = frit_uop_new(ctx, FRIT_OP_KERNEL, FRIT_VOID, refs.v, (int)refs.n, &a);
   if (!k) goto done;
   st->res_old.n = st->res_new.n = 0;

@@ -52,6 +52,7 @@ typedef struct kb_host_loop {
 typedef struct kb_state {
   /* the open kernel */
   bool open, failed;
+  bool trusted; /* kb_trust_indices: the schedule skips this kernel's bounds policy */
   char *name;
   int ndim;
   frit_uop *ranges[FRIT_MAX_DIMS];
@@ -74,6 +75,11 @@ typedef struct kb_state {
    * frit_vjp, src/autodiff/loop_vjp.c): loop id -> the most trips they run */
   kb_map trips;
 } kb_state;
+
+/* Marks the open kernel's indices as in range by construction (frit's own kernels, such as the
+ * radix sort's scatter to positions it counted): the schedule neither clamps nor gates them, as
+ * with FRIT_BOUNDS_UNCHECKED. A clamp on a data-dependent index costs a third of a scatter loop. */
+void kb_trust_indices(frit_ctx *ctx);
 
 /* The ctx's builder state; created on first use when `create` (NULL on OOM, with an error). */
 kb_state *kb_get(frit_ctx *ctx, bool create);

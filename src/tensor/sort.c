@@ -1,11 +1,20 @@
 /* Sorting and searching (frit_sort, frit_argsort, frit_searchsorted) as explicit kernels built
  * with the kernel builder: a stable LSD radix sort per row on order-preserving unsigned keys. */
 #include "tensor/grad_rules.h"
+#include "tensor/kernel_build.h"
 #include "tensor/tensor_internal.h"
 
 /* Rows of at most this many elements are sorted by insertion (no count buffer): below this the
  * radix sort's per-pass clear and prefix of 256 counts cost more than the row itself. */
 #define SMALL_ROW 64
+
+/* Opens a sort kernel: its indices (chunk bounds, digits, counted positions) are in range by
+ * construction, so the schedule leaves them unclamped (kb_trust_indices). */
+static bool begin(frit_ctx *ctx, const char *name, int nd, frit_uop *const *dims, frit_tensor **idx) {
+  if (frit_kernel_begin(ctx, name, nd, dims, idx) != FRIT_OK) return false;
+  kb_trust_indices(ctx);
+  return true;
+}
 
 /* ---------- kernel-scalar shorthands (0-d tensors of one dtype) ---------- */
 
@@ -161,7 +170,7 @@ static frit_uop *grid_dim(frit_ctx *ctx, frit_uop *d) {
 static bool chunk_kernel(frit_ctx *ctx, const char *name, const radix *rx, frit_tensor **r, frit_tensor **c,
                          frit_tensor **lo, frit_tensor **hi) {
   frit_tensor *q[2];
-  if (frit_kernel_begin(ctx, name, rx->grid_nd, rx->grid, q) != FRIT_OK) return false;
+  if (!begin(ctx, name, rx->grid_nd, rx->grid, q)) return false;
   if (rx->grid_nd == 1) {
     *r = k2(ctx, FRIT_OP_IDIV, q[0], rx->nchunks);
     *c = k2(ctx, FRIT_OP_MOD, q[0], rx->nchunks);
@@ -205,7 +214,7 @@ static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, f
   if (guard) frit_kernel_if_end(ctx);
   if (!close_kernel(ctx, ts, 1)) return false;
   /* exclusive prefix in (digit, chunk) order */
-  if (frit_kernel_begin(ctx, "sort_prefix", 1, &rx->rows, &r) != FRIT_OK) return false;
+  if (!begin(ctx, "sort_prefix", 1, &rx->rows, &r)) return false;
   if_long(ctx, rx, guard);
   int run = frit_kernel_var(ctx, FRIT_I64, zero);
   frit_kernel_loop_begin(ctx, zero, c256, one, &d);
@@ -240,7 +249,7 @@ static bool radix_rows(frit_ctx *ctx, frit_uop *R, frit_tensor *n, frit_tensor *
   frit_tensor *r, *i, *d;
   frit_tensor **ts[5] = {cnt, &bk[0], &bv[0], &bk[1], &bv[1]};
   R = grid_dim(ctx, R);
-  if (frit_kernel_begin(ctx, "sort_rows", 1, &R, &r) != FRIT_OK) return false;
+  if (!begin(ctx, "sort_rows", 1, &R, &r)) return false;
   if (cond) frit_kernel_if_begin(ctx, cond);
   for (int p = 0; p < passes; p++) {
     frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = !vals ? NULL : p == 0 ? vals : bv[(p + 1) % 2];
@@ -335,7 +344,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
   if (may_insert) {
     frit_tensor *r, *i, **ts[2] = {&bk[res], &bv[res]};
     frit_uop *RG = grid_dim(ctx, R);
-    if (frit_kernel_begin(ctx, "sort_short", 1, &RG, &r) != FRIT_OK) return NULL;
+    if (!begin(ctx, "sort_short", 1, &RG, &r)) return NULL;
     if (!stat) frit_kernel_if_begin(ctx, small);
     frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
     st2(ctx, bk[res], r, i, ld2(ctx, k, r, i));
