@@ -151,7 +151,7 @@ static bool close_kernel(frit_ctx *ctx, frit_tensor **const *ts, int n) {
 
 typedef struct radix {
   frit_tensor *n, *nchunks, *cnt; /* row length, chunks per row (0-d i64), counts (R.., C, 256) */
-  frit_uop *rows, *grid[2];       /* R; the chunk grid: (R * C) for a static R, else (R, C) */
+  frit_uop *rows, *C, *grid[2];   /* R; C; the chunk grid: (R * C) for a static R, else (R, C) */
   int grid_nd;
 } radix;
 
@@ -161,6 +161,17 @@ static frit_uop *grid_dim(frit_ctx *ctx, frit_uop *d) {
   if (!d || frit_uop_vmin(d) >= 0) return d;
   frit_uop *m = frit_binary(ctx, FRIT_OP_MAX, d, ti_dim(ctx, 0));
   return m ? frit_simplify(ctx, m) : NULL;
+}
+
+/* The chunks of R rows of n (N as a dim) elements: rx without its counts. */
+static bool chunk_grid(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n, radix *rx) {
+  *rx = (radix){.n = n, .C = ti_dim_cdiv(ctx, N, CHUNK), .rows = grid_dim(ctx, R)};
+  rx->nchunks = frit_tensor_of(ctx, rx->C);
+  if (frit_dim_value(R) >= 0)
+    rx->grid_nd = 1, rx->grid[0] = grid_dim(ctx, ti_dim_mul(ctx, R, rx->C));
+  else
+    rx->grid_nd = 2, rx->grid[0] = rx->rows, rx->grid[1] = grid_dim(ctx, rx->C);
+  return rx->C && rx->nchunks && rx->rows && rx->grid[0];
 }
 
 /* Opens a kernel over the chunk grid; the point's row, chunk and element range [lo, hi). One
@@ -326,16 +337,10 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
     if (!radix_rows(ctx, R, ntensor, cond, k, vals, bk, bv, &cnt, passes)) return NULL;
   }
   if (may_long) {
-    radix rx = {.n = ntensor};
-    frit_uop *C = ti_dim_cdiv(ctx, N, CHUNK);
-    rx.nchunks = frit_tensor_of(ctx, C);
-    rx.rows = grid_dim(ctx, R);
-    if (frit_dim_value(R) >= 0)
-      rx.grid_nd = 1, rx.grid[0] = grid_dim(ctx, ti_dim_mul(ctx, R, C));
-    else
-      rx.grid_nd = 2, rx.grid[0] = rx.rows, rx.grid[1] = grid_dim(ctx, C);
-    rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), C, ti_dim(ctx, 256)});
-    if (!rx.nchunks || !rx.grid[0] || !rx.cnt) return NULL;
+    radix rx;
+    if (!chunk_grid(ctx, R, N, ntensor, &rx)) return NULL;
+    rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), rx.C, ti_dim(ctx, 256)});
+    if (!rx.cnt) return NULL;
     for (int p = 0; p < passes; p++) {
       frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = !vals ? NULL : p == 0 ? vals : bv[(p + 1) % 2];
       if (!radix_pass(ctx, &rx, p, p + 1 == passes, !stat, sk, sv, &bk[p % 2], &bv[p % 2])) return NULL;
@@ -355,6 +360,86 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals) 
     if (!close_kernel(ctx, ts, 2)) return NULL;
   }
   return vals ? bv[res] : bk[res];
+}
+
+/* The float values of keys made by sort_keys: -0.0 comes back as 0.0, and every NaN as one NaN. */
+static frit_tensor *floats_from_keys(frit_ctx *ctx, frit_tensor *k, frit_dtype dt, bool descending) {
+  frit_dtype ut = TI_U(k)->dtype;
+  uint64_t sign = 1ull << (frit_dtype_bits(ut) - 1);
+  if (descending) k = ti_alu1(ctx, FRIT_OP_NOT, k);
+  frit_tensor *pos = k2(ctx, FRIT_OP_CMPNE, k2(ctx, FRIT_OP_AND, k, ti_const_i(ctx, ut, (int64_t)sign, k)),
+                        ti_const_i(ctx, ut, 0, k));
+  frit_tensor *b = ti_where(ctx, pos, k2(ctx, FRIT_OP_XOR, k, ti_const_i(ctx, ut, (int64_t)sign, k)),
+                            ti_alu1(ctx, FRIT_OP_NOT, k));
+  return bitcast(ctx, b, dt);
+}
+
+/* Puts the zeros and NaNs of the rows x (R, n) back into sorted, the floats of their sorted keys,
+ * where the keys lost them: the zeros' block (after the elements below zero, or above it when
+ * descending) gets x's zeros with their signs, and the NaN block (last) x's NaNs with their bits,
+ * each in x's order, as a stable sort of the values would have left them. Three kernels over
+ * chunks of the rows: count zeros, NaNs and elements before the zeros; turn the counts into
+ * each chunk's first positions (and whether it has any); copy from the chunks that have some. */
+static frit_tensor *restore_zeros_nans(frit_ctx *ctx, frit_tensor *sorted, frit_tensor *x, bool descending) {
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_dtype dt = TI_U(x)->dtype;
+  frit_tensor *n = frit_tensor_of(ctx, s->dims[1]), *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1);
+  frit_tensor *two = kc(ctx, FRIT_I64, 2), *r, *c, *lo, *hi, *i;
+  radix rx;
+  if (!n || !chunk_grid(ctx, s->dims[0], s->dims[1], n, &rx)) return NULL;
+  frit_tensor *cnt = fill(ctx, FRIT_I64, 7, 3, (frit_uop *const[]){s->dims[0], rx.C, ti_dim(ctx, 3)});
+  frit_tensor **ts[2] = {&cnt, &sorted};
+  if (!cnt) return NULL;
+  /* per chunk: zeros, NaNs, and elements sorted before the zeros */
+  if (!chunk_kernel(ctx, "sort_fix_count", &rx, &r, &c, &lo, &hi)) return NULL;
+  int nv[3];
+  for (int k = 0; k < 3; k++) nv[k] = frit_kernel_var(ctx, FRIT_I64, zero);
+  frit_kernel_loop_begin(ctx, lo, hi, one, &i);
+  frit_tensor *v = ld2(ctx, x, r, i), *fz = ti_const_f(ctx, dt, 0.0, v);
+  frit_tensor *is[3] = {k2(ctx, FRIT_OP_CMPEQ, v, fz), k2(ctx, FRIT_OP_CMPNE, v, v),
+                        descending ? k2(ctx, FRIT_OP_CMPLT, fz, v) : k2(ctx, FRIT_OP_CMPLT, v, fz)};
+  for (int k = 0; k < 3; k++)
+    frit_kernel_var_set(ctx, nv[k], k2(ctx, FRIT_OP_ADD, frit_kernel_var_get(ctx, nv[k]), ti_cast(ctx, is[k], FRIT_I64)));
+  frit_kernel_loop_end(ctx);
+  for (int k = 0; k < 3; k++) st3(ctx, cnt, r, c, kc(ctx, FRIT_I64, k), frit_kernel_var_get(ctx, nv[k]));
+  if (!close_kernel(ctx, ts, 1)) return NULL;
+  /* per row: each chunk's first zero and first NaN position */
+  if (!begin(ctx, "sort_fix_prefix", 1, &rx.rows, &r)) return NULL;
+  int before = frit_kernel_var(ctx, FRIT_I64, zero), nans = frit_kernel_var(ctx, FRIT_I64, zero);
+  frit_kernel_loop_begin(ctx, zero, rx.nchunks, one, &c);
+  frit_kernel_var_set(ctx, before, k2(ctx, FRIT_OP_ADD, frit_kernel_var_get(ctx, before), ld3(ctx, cnt, r, c, two)));
+  frit_kernel_var_set(ctx, nans, k2(ctx, FRIT_OP_ADD, frit_kernel_var_get(ctx, nans), ld3(ctx, cnt, r, c, one)));
+  frit_kernel_loop_end(ctx);
+  int pz = frit_kernel_var(ctx, FRIT_I64, frit_kernel_var_get(ctx, before));
+  int pn = frit_kernel_var(ctx, FRIT_I64, k2(ctx, FRIT_OP_SUB, n, frit_kernel_var_get(ctx, nans)));
+  frit_kernel_loop_begin(ctx, zero, rx.nchunks, one, &c);
+  frit_tensor *z = ld3(ctx, cnt, r, c, zero), *q = ld3(ctx, cnt, r, c, one);
+  frit_tensor *az = frit_kernel_var_get(ctx, pz), *an = frit_kernel_var_get(ctx, pn);
+  st3(ctx, cnt, r, c, zero, az);
+  st3(ctx, cnt, r, c, one, an);
+  st3(ctx, cnt, r, c, two, k2(ctx, FRIT_OP_ADD, z, q));
+  frit_kernel_var_set(ctx, pz, k2(ctx, FRIT_OP_ADD, az, z));
+  frit_kernel_var_set(ctx, pn, k2(ctx, FRIT_OP_ADD, an, q));
+  frit_kernel_loop_end(ctx);
+  if (!close_kernel(ctx, ts, 1)) return NULL;
+  /* per chunk that has any: copy the zeros and NaNs to their positions */
+  if (!chunk_kernel(ctx, "sort_fix_copy", &rx, &r, &c, &lo, &hi)) return NULL;
+  frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLT, zero, ld3(ctx, cnt, r, c, two)));
+  int at[2] = {frit_kernel_var(ctx, FRIT_I64, ld3(ctx, cnt, r, c, zero)),
+               frit_kernel_var(ctx, FRIT_I64, ld3(ctx, cnt, r, c, one))};
+  frit_kernel_loop_begin(ctx, lo, hi, one, &i);
+  v = ld2(ctx, x, r, i);
+  frit_tensor *which[2] = {k2(ctx, FRIT_OP_CMPEQ, v, ti_const_f(ctx, dt, 0.0, v)), k2(ctx, FRIT_OP_CMPNE, v, v)};
+  for (int k = 0; k < 2; k++) {
+    frit_kernel_if_begin(ctx, which[k]);
+    frit_tensor *a = frit_kernel_var_get(ctx, at[k]);
+    st2(ctx, sorted, r, a, v);
+    frit_kernel_var_set(ctx, at[k], k2(ctx, FRIT_OP_ADD, a, one));
+    frit_kernel_if_end(ctx);
+  }
+  frit_kernel_loop_end(ctx);
+  frit_kernel_if_end(ctx);
+  return close_kernel(ctx, ts, 2) ? sorted : NULL;
 }
 
 static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int axis, int descending, bool arg) {
@@ -379,15 +464,16 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
   int perm[FRIT_MAX_DIMS];
   frit_tensor *rows = as_rows(ctx, x, ax, perm);
   if (!rows) return NULL;
-  /* argsort carries the indices, a float sort its values (-0.0 and 0.0 have one key and keep
-   * their order; NaNs keep their bits); an integer or bool sort moves its keys alone, whose
-   * values they give back exactly (half the bytes a pass) */
-  bool keys_only = !arg && !frit_dtype_is_float(dt);
+  /* argsort carries the indices; a sort moves its keys alone (half the bytes a pass), whose
+   * values they give back, except a float's zeros (-0.0 and 0.0 have one key) and NaNs (one
+   * key), which restore_zeros_nans copies from the input in its order */
   frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
-  frit_tensor *vals = keys_only ? NULL : arg ? ti_axis_index(ctx, rows, 1) : ti_cast(ctx, rows, dt);
-  if (!keys || (!keys_only && !vals)) return NULL;
+  frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : NULL;
+  if (!keys || (arg && !vals)) return NULL;
   frit_tensor *sorted = sort_rows(ctx, keys, vals);
-  if (sorted && keys_only) sorted = from_keys(ctx, sorted, dt, descending != 0);
+  if (sorted && !arg && !frit_dtype_is_float(dt)) sorted = from_keys(ctx, sorted, dt, descending != 0);
+  if (sorted && !arg && frit_dtype_is_float(dt))
+    sorted = restore_zeros_nans(ctx, floats_from_keys(ctx, sorted, dt, descending != 0), rows, descending != 0);
   /* the rule sees the rows the kernel reads; the moves around them differentiate as a graph */
   if (sorted && !arg && frit_dtype_is_float(dt)) sorted = tg_sort(ctx, sorted, rows, 1, descending);
   return sorted ? from_rows(ctx, sorted, x, perm) : NULL;
