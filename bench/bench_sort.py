@@ -59,8 +59,8 @@ def bench_sort(n, name, dtype=np.float32):
     passes = np.dtype(dtype).itemsize
     emit(name, tf, "np.sort (numpy %s, same run)" % np.__version__, tn, ok,
          first_call_s=round(compile_s, 2),
-         note="LSD radix sort, %d passes of 8 bits, chunks of one row in parallel%s" % (
-             passes, "" if np.dtype(dtype).kind == "f" else ", keys alone (no values carried)"))
+         note="LSD radix sort, %d passes of 8 bits, chunks of one row in parallel, keys alone%s" % (
+             passes, " (zeros and NaNs copied back from the input)" if np.dtype(dtype).kind == "f" else ""))
 
 
 def bench_argsort(n, name):
