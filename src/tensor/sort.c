@@ -68,13 +68,18 @@ static frit_tensor *sort_keys(frit_ctx *ctx, frit_tensor *x, bool descending) {
   return k;
 }
 
-/* The integer or bool values of keys made by sort_keys (its inverse there). */
+/* The values of keys made by sort_keys (its inverse there; a float's -0.0 comes back as 0.0 and
+ * every NaN as one NaN, which restore_zeros_nans puts right). */
 static frit_tensor *from_keys(frit_ctx *ctx, frit_tensor *k, frit_dtype dt, bool descending) {
   frit_dtype ut = TI_U(k)->dtype;
-  uint64_t sign = 1ull << (frit_dtype_bits(ut) - 1);
+  frit_tensor *sign = ti_const_i(ctx, ut, (int64_t)(1ull << (frit_dtype_bits(ut) - 1)), k);
   if (descending) k = ti_alu1(ctx, FRIT_OP_NOT, k);
   if (frit_dtype_is_bool(dt) || frit_dtype_is_unsigned(dt)) return ti_cast(ctx, k, dt);
-  return bitcast(ctx, k2(ctx, FRIT_OP_XOR, k, ti_const_i(ctx, ut, (int64_t)sign, k)), dt);
+  frit_tensor *b = k2(ctx, FRIT_OP_XOR, k, sign);
+  if (frit_dtype_is_float(dt)) /* a negative float's key is its bits inverted */
+    b = ti_where(ctx, k2(ctx, FRIT_OP_CMPNE, k2(ctx, FRIT_OP_AND, k, sign), ti_const_i(ctx, ut, 0, k)), b,
+                 ti_alu1(ctx, FRIT_OP_NOT, k));
+  return bitcast(ctx, b, dt);
 }
 
 /* x with `axis` moved last and the other axes merged: (R, n). */
@@ -367,18 +372,6 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
   return vals ? bv[res] : bk[res];
 }
 
-/* The float values of keys made by sort_keys: -0.0 comes back as 0.0, and every NaN as one NaN. */
-static frit_tensor *floats_from_keys(frit_ctx *ctx, frit_tensor *k, frit_dtype dt, bool descending) {
-  frit_dtype ut = TI_U(k)->dtype;
-  uint64_t sign = 1ull << (frit_dtype_bits(ut) - 1);
-  if (descending) k = ti_alu1(ctx, FRIT_OP_NOT, k);
-  frit_tensor *pos = k2(ctx, FRIT_OP_CMPNE, k2(ctx, FRIT_OP_AND, k, ti_const_i(ctx, ut, (int64_t)sign, k)),
-                        ti_const_i(ctx, ut, 0, k));
-  frit_tensor *b = ti_where(ctx, pos, k2(ctx, FRIT_OP_XOR, k, ti_const_i(ctx, ut, (int64_t)sign, k)),
-                            ti_alu1(ctx, FRIT_OP_NOT, k));
-  return bitcast(ctx, b, dt);
-}
-
 /* Puts the zeros and NaNs of the rows x (R, n) back into sorted, the floats of their sorted keys,
  * where the keys lost them: the zeros' block (after the elements below zero, or above it when
  * descending) gets x's zeros with their signs, and the NaN block (last) x's NaNs with their bits,
@@ -476,9 +469,8 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
   frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : NULL;
   if (!keys || (arg && !vals)) return NULL;
   frit_tensor *sorted = sort_rows(ctx, keys, vals, frit_dtype_is_float(dt));
-  if (sorted && !arg && !frit_dtype_is_float(dt)) sorted = from_keys(ctx, sorted, dt, descending != 0);
-  if (sorted && !arg && frit_dtype_is_float(dt))
-    sorted = restore_zeros_nans(ctx, floats_from_keys(ctx, sorted, dt, descending != 0), rows, descending != 0);
+  if (sorted && !arg) sorted = from_keys(ctx, sorted, dt, descending != 0);
+  if (sorted && !arg && frit_dtype_is_float(dt)) sorted = restore_zeros_nans(ctx, sorted, rows, descending != 0);
   /* the rule sees the rows the kernel reads; the moves around them differentiate as a graph */
   if (sorted && !arg && frit_dtype_is_float(dt)) sorted = tg_sort(ctx, sorted, rows, 1, descending);
   return sorted ? from_rows(ctx, sorted, x, perm) : NULL;
