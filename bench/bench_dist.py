@@ -51,6 +51,20 @@ def worker(kind):
             step = frit.jit(step_sharded)
             dist.barrier()
             res[mode] = timed(step, 10, u)
+    elif kind == "train_deep":  # 4 layers: the buckets of the last ones move while the first compute
+        from frit import nn, optim
+        if os.environ.get("BENCH_BUCKET_BYTES"):
+            dist.BUCKET_BYTES = int(os.environ["BENCH_BUCKET_BYTES"])
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((512, 784)).astype(np.float32)
+        Y = rng.integers(0, 10, 512).astype(np.int64)
+        model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                              nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+        step = optim.compile_step(model, nn.functional.cross_entropy, optim.Adam(lr=1e-3))
+        b = 512 // P
+        x, y = X[r * b:(r + 1) * b], Y[r * b:(r + 1) * b]
+        dist.barrier()
+        res["step"] = timed(lambda: step(x, y), 10)
     elif kind in ("train", "train_parts"):
         from frit import nn, optim
         rng = np.random.default_rng(0)
@@ -71,12 +85,12 @@ def worker(kind):
     dist.finalize()
 
 
-def run(P, kind, threads=None):
+def run(P, kind, threads=None, env=None):
     cmd = [shutil.which("mpirun"), "--oversubscribe", "-n", str(P)]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     threads = threads or max(1, (os.cpu_count() or 1) // P)
-    env = dict(os.environ, FRIT_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    env = dict(os.environ, FRIT_THREADS=str(threads), OMP_NUM_THREADS=str(threads), **(env or {}))
     out = subprocess.run(cmd + [sys.executable, os.path.abspath(__file__), "--worker", kind], env=env,
                          capture_output=True, text=True, timeout=1200)
     for line in out.stdout.splitlines():
@@ -152,6 +166,20 @@ def main():
              peer="1 rank", peer_value=round(1 / s1, 2) if s1 else None,
              model_steps_per_s=round(1 / model, 2) if model else None)
 
+    # overlap: the 4-layer step on 2 ranks as it runs by default (1 MiB buckets, each exchanged on
+    # the exchange thread while the backward pass goes on), without the exchange thread, and with
+    # the design before buckets (one bucket after the whole backward pass); alternating, best of 3
+    if 2 in ranks:
+        variants = {"default": {}, "no_overlap": {"FRIT_DIST_OVERLAP": "0"},
+                    "one_bucket": {"BENCH_BUCKET_BYTES": str(1 << 40), "FRIT_DIST_OVERLAP": "0"}}
+        best = {v: float("inf") for v in variants}
+        for _ in range(3):
+            for v, e in variants.items():
+                best[v] = min(best[v], run(2, "train_deep", env=e)["step"])
+        one = run(1, "train_deep")["step"]
+        emit(bench="dist_train_mlp4x512_batch512_2ranks", value=round(1 / best["default"], 2), unit="steps/s",
+             peer="one bucket after the backward pass, no exchange thread", peer_value=round(1 / best["one_bucket"], 2),
+             no_overlap_steps_per_s=round(1 / best["no_overlap"], 2), one_rank_steps_per_s=round(1 / one, 2))
 
     # the same model at 8 to 1024 ranks on separate machines: a network of NET_ALPHA latency and
     # NET_GBS bandwidth (assumed, stated in the output), and frit's own cost a collective (the

@@ -129,7 +129,7 @@ _PROTOS = {
     "frit_var": (_p, [_p, C.c_char_p, C.c_int64, C.c_int64]),
     "frit_const_int": (_p, [_p, C.c_uint32, C.c_int64]),
     # tensors
-    "frit_tensor_uop": (_p, [_p]), "frit_tensor_of": (_p, [_p, _p]),
+    "frit_tensor_uop": (_p, [_p]), "frit_tensor_of": (_p, [_p, _p]), "frit_uop_id": (C.c_uint32, [_p]),
     "frit_tensor_dtype": (C.c_uint32, [_p]), "frit_tensor_ndim": (C.c_int, [_p]),
     "frit_tensor_dim": (_p, [_p, C.c_int]), "frit_tensor_dim_static": (C.c_int64, [_p, C.c_int]),
     "frit_tensor_shape_str": (C.c_char_p, [_p, _p]),

@@ -284,24 +284,54 @@ class Sharded:
         return SO.concatenate([below, self.local, above], self.axis)
 
 
-def average_gradients(grads):
-    """The mean over ranks of a {name: array} tree of gradients, as one all-reduce per dtype (the
-    arrays flattened into one bucket and cut apart again): data-parallel training's exchange."""
+BUCKET_BYTES = 1 << 20
+
+
+def _made_at(a):
+    """When a traced array was made (its node's creation order; 0 for a concrete array): the
+    order in which a backward pass finishes the gradients."""
+    n = getattr(a, "_n", None)
+    if n is None or n.np is not None or not n.t:
+        return 0
+    return L.fn["frit_uop_id"](L.fn["frit_tensor_uop"](n.t))
+
+
+def gradient_buckets(grads, bucket_bytes=None):
+    """The names of a {name: array} tree of gradients cut into buckets for the exchange: by dtype,
+    in the order the backward pass makes them, each bucket up to bucket_bytes (an array larger than
+    that is a bucket of its own; None: the module's BUCKET_BYTES, 1 MiB)."""
+    bucket_bytes = BUCKET_BYTES if bucket_bytes is None else bucket_bytes
+    names = sorted(grads, key=lambda k: (_made_at(grads[k]), k))
+    buckets, open_ = [], {}
+    for k in names:
+        g = grads[k]
+        nbytes = g.dtype.itemsize * int(np.prod(g.shape, dtype=np.int64))
+        b = open_.get(str(g.dtype))
+        if b is None or (b[1] and b[1] + nbytes > bucket_bytes):
+            b = open_[str(g.dtype)] = [[], 0]
+            buckets.append(b[0])
+        b[0].append(k)
+        b[1] += nbytes
+    return buckets
+
+
+def average_gradients(grads, bucket_bytes=None):
+    """The mean over ranks of a {name: array} tree of gradients: data-parallel training's exchange.
+    The gradients go in buckets (gradient_buckets), one all-reduce each, the arrays of a bucket
+    flattened into one and cut apart again. A compiled step starts each bucket's all-reduce as soon
+    as the backward pass has made it, and the exchange moves while the rest of the backward pass
+    computes (docs/distributed.md "Overlap")."""
     from . import _shape_ops as SO
     if size() == 1:
         return dict(grads)
-    out, groups = {}, {}
-    for k in sorted(grads):
-        groups.setdefault(str(grads[k].dtype), []).append(k)
-    for keys in groups.values():
+    out = {}
+    for keys in gradient_buckets(grads, bucket_bytes):
         flat = SO.concatenate([SO.reshape(grads[k], (-1,)) for k in keys]) if len(keys) > 1 \
             else SO.reshape(grads[keys[0]], (-1,))
         avg = all_reduce(flat, "mean")
         at = 0
         for k in keys:
-            n = 1
-            for d in grads[k].shape:
-                n *= d
+            n = int(np.prod(grads[k].shape, dtype=np.int64))
             out[k] = SO.reshape(avg[at:at + n], grads[k].shape)
             at += n
     return out

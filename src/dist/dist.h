@@ -58,4 +58,16 @@ typedef struct frit_coll_call {
  * a timeout or an MPI failure every later call fails at once (the ranks are out of step). */
 frit_status frit_dist_run(frit_ctx *ctx, const frit_coll_call *c, const void *in, void *out);
 
+/* The same on the exchange thread (exchange.c), so that the caller computes while it moves.
+ * Jobs run one at a time in the order they were started, process-wide: ranks that start the same
+ * collectives in the same order stay in step, and a frit_dist_run of this thread must not pass
+ * jobs it started and has not waited for. The caller leaves in and out alone until the wait.
+ * Start: NULL with an error on ctx when no job could be queued. Wait: blocks until the job is
+ * done, frees it, and returns its status (its error message set on ctx). */
+typedef struct frit_dist_job frit_dist_job;
+frit_dist_job *frit_dist_start(frit_ctx *ctx, const frit_coll_call *c, const void *in, void *out);
+frit_status frit_dist_wait(frit_ctx *ctx, frit_dist_job *job);
+/* Ends the exchange thread once its queue is empty (frit_dist_finalize calls it). */
+void frit_dist_exchange_stop(void);
+
 #endif

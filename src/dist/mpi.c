@@ -523,6 +523,7 @@ frit_status frit_dist_init(frit_ctx *ctx, int mode) {
 }
 
 frit_status frit_dist_finalize(frit_ctx *ctx) {
+  frit_dist_exchange_stop();
   pthread_mutex_lock(&g_lock);
   frit_status st = FRIT_OK;
   if (atomic_load(&g_inited) && atomic_load(&g_uses_mpi)) {

@@ -50,6 +50,7 @@ static void program_destroy(void *ptr) {
   free(p->loop_i), free(p->loop_end), free(p->loop_step), free(p->loop_stop), free(p->is_ivar);
   frit_rt_device_release(p);
   free(p->devoff), free(p->devoff0), free(p->param_off);
+  free(p->pending); /* empty: every run waits for its collectives */
   free(p);
 }
 
@@ -259,6 +260,10 @@ int64_t frit_rt_kernel_work(frit_program *p, int k) {
 /* ---------- executing the step list ---------- */
 
 static frit_status run_kernel(frit_program *p, int k) {
+  if (p->npending) {
+    frit_status st = frit_rt_collective_settle(p, k);
+    if (st != FRIT_OK) return st;
+  }
   if (frit_rt_collective_runs(p, k)) return frit_rt_collective(p, k);
   if (p->c->dev) return frit_rt_device_kernel(p, k);
   frit_ctx *ctx = p->ctx;
@@ -365,7 +370,10 @@ static frit_status loop_begin(frit_program *p, int l, bool *enter) {
   return FRIT_OK;
 }
 
-frit_status frit_rt_run_steps(frit_program *p) {
+static frit_status run_steps(frit_program *p);
+frit_status frit_rt_run_steps(frit_program *p) { return frit_rt_collective_wait_all(p, run_steps(p)); }
+
+static frit_status run_steps(frit_program *p) {
   const frit_schedule *s = p->c->sched;
   for (int pc = 0; pc < s->nsteps;) {
     const frit_sched_step *st = &s->steps[pc];

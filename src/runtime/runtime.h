@@ -76,6 +76,10 @@ struct frit_program {
   void *dev_arena;
   size_t dev_cap;
   int64_t *devoff, *devoff0, *param_off;
+  /* collectives moving on the exchange thread (collective.c), waited for before a kernel touches
+   * their memory and at the end of the run */
+  struct frit_rt_pending *pending;
+  int npending, pending_cap;
 };
 
 /* Compile-cache statistics of a ctx (for tests and `frit_program_info`). */
@@ -147,6 +151,11 @@ frit_status frit_rt_device_kernel(frit_program *p, int k);
  * compiled copy is then not run); the exchange itself, on the buffers of the current run. */
 bool frit_rt_collective_runs(const frit_program *p, int k);
 frit_status frit_rt_collective(frit_program *p, int k);
+/* Waits for the pending collectives whose memory kernel k writes, or whose output it reads. */
+frit_status frit_rt_collective_settle(frit_program *p, int k);
+/* Waits for every pending collective; returns st, or the first failure when st is FRIT_OK (an
+ * earlier error's message is kept). */
+frit_status frit_rt_collective_wait_all(frit_program *p, frit_status st);
 frit_status frit_rt_device_read_int(frit_program *p, int b, int64_t *out);
 void frit_rt_device_release(frit_program *p);
 

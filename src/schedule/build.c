@@ -477,6 +477,14 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
     }
     if (collect_vars(ctx, kernels[k].ast, &vars, &nv, &capv) != FRIT_OK) goto fail;
   }
+  if (ncoll && !st.loops && !st.ek) { /* exchanges overlap the kernels after them */
+    if (sched_hoist_collectives(ctx, kernels, nspec, bufs, nb) != FRIT_OK) goto fail;
+    for (int k = 0; k < nspec; k++)
+      if (!(kernels[k].name = kernel_name(ctx, k, kernels[k].ops))) {
+        frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
+        goto fail;
+      }
+  }
   for (int b = 0; b < nb; b++) {
     if (collect_vars(ctx, bufs[b].numel, &vars, &nv, &capv) != FRIT_OK) goto fail;
     for (int d = 0; d < bufs[b].ndim; d++)

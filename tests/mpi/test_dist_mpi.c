@@ -301,6 +301,43 @@ static void test_threads(void) {
   }
 }
 
+/* The exchange thread: jobs started back to back run in order and are waited for in any order; a
+ * job's error (the ranks disagree) reaches whoever waits for it, and the jobs after it still run. */
+static void test_exchange_thread(void) {
+  enum { NJ = 6, N = 40000 }; /* 160 KB of i32: the blocking form after the check */
+  int32_t *in = malloc(NJ * N * sizeof *in), *out = malloc(NJ * N * sizeof *out);
+  frit_dist_job *jobs[NJ];
+  for (int j = 0; j < NJ; j++) {
+    frit_coll_call c = call_of(j % 2 ? FRIT_COLL_ALL_REDUCE : FRIT_COLL_BROADCAST, FRIT_COLL_SUM, FRIT_I32, j == 3 ? 7 : N);
+    c.root = j % P, c.tag = (uint64_t)j;
+    for (int64_t i = 0; i < N; i++) in[j * N + i] = (int32_t)creal(val(FRIT_I32, R, i)) + j;
+    jobs[j] = frit_dist_start(ctx, &c, in + j * N, out + j * N);
+    CHECK(jobs[j] != NULL, "start %d: %s", j, frit_error(ctx));
+  }
+  for (int j = NJ - 1; j >= 0; j--) { /* last first: each wait leaves the others queued or done */
+    frit_status st = frit_dist_wait(ctx, jobs[j]);
+    CHECK(st == FRIT_OK, "job %d: %s", j, frit_error(ctx));
+    int64_t n = j == 3 ? 7 : N, bad = 0;
+    for (int64_t i = 0; st == FRIT_OK && i < n; i++) {
+      int32_t want = j % 2 ? (int32_t)creal(reduce_expect(FRIT_I32, FRIT_COLL_SUM, i)) + P * j
+                           : (int32_t)creal(val(FRIT_I32, j % P, i)) + j;
+      bad += out[j * N + i] != want;
+    }
+    CHECK(!bad, "job %d: %lld wrong elements", j, (long long)bad);
+  }
+  if (P > 1) { /* rank 1 starts a different shape: both ranks hear it from their wait */
+    frit_coll_call c = call_of(FRIT_COLL_ALL_REDUCE, FRIT_COLL_SUM, FRIT_I32, R == 1 ? 5 : 6);
+    frit_dist_job *bad_job = frit_dist_start(ctx, &c, in, out);
+    c = call_of(FRIT_COLL_ALL_REDUCE, FRIT_COLL_SUM, FRIT_I32, 6 * P);
+    frit_dist_job *after = frit_dist_start(ctx, &c, in, out + N);
+    frit_status st = frit_dist_wait(ctx, bad_job);
+    CHECK(st == FRIT_ERR_RUNTIME && strstr(frit_error(ctx), "ranks disagree") && strstr(frit_error(ctx), "i32[5]"),
+          "status %d: %s", (int)st, frit_error(ctx));
+    CHECK(frit_dist_wait(ctx, after) == FRIT_OK, "after a failed job: %s", frit_error(ctx));
+  }
+  free(in), free(out);
+}
+
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -374,6 +411,7 @@ int main(int argc, char **argv) {
   test_refusals();
   test_mismatch();
   test_threads();
+  test_exchange_thread();
   CHECK(frit_dist_barrier(ctx) == FRIT_OK, "%s", frit_error(ctx));
   CHECK(frit_dist_finalize(ctx) == FRIT_OK, "%s", frit_error(ctx));
   CHECK(!frit_dist_initialized() && frit_dist_size() == 1, "after finalize");

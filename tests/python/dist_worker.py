@@ -170,6 +170,12 @@ def case_train(out, steps=6):
         model.load_parameters({k: np.asarray(v) + 1 for k, v in model.parameters().items()}, model.buffers())
     step = optim.compile_step(model, nn.functional.cross_entropy, optim.Adam(lr=1e-2))
     b = 64 // P
+    if dist.BUCKET_BYTES < 4096:  # a bucket a gradient or two: exchanges amid the backward pass
+        names = [k.name for k in step.jitted.lower(*step._args(X[0, :b], Y[0, :b])).kernels]
+        exchanges = [i for i, n in enumerate(names) if "all_reduce" in n]
+        matmuls = [i for i, n in enumerate(names) if "_mul_sum" in n]
+        if len(exchanges) < 3 or not matmuls or exchanges[0] > matmuls[-1]:
+            failures.append("no bucket's all-reduce before the backward pass's last matmul: %s" % names)
     losses = [float(np.asarray(step(X[i, r * b:(r + 1) * b], Y[i, r * b:(r + 1) * b]))) for i in range(steps)]
     ck = out + ".ckpt.safetensors"
     step.save(ck)
@@ -180,6 +186,32 @@ def case_train(out, steps=6):
     if r == 0:
         with open(out, "w") as f:
             json.dump(losses, f)
+
+
+def case_overlap():
+    """Exchanges that move while the kernels after them compute: every result is numpy's, whichever
+    kernel first waits for it (a reader of the result, a writer of the memory, the end). New
+    inputs each run, so that a result left from the run before cannot pass for this one."""
+    r, P = dist.rank(), dist.size()
+
+    def f(x, big):
+        a = dist.all_reduce(big * 2, "sum")  # 2 MB: still moving when a + s reads it
+        s = frit.sum(x)
+        b = (x * 0.5) @ frit.transpose(x)  # quarters: every sum exact, in any order
+        c = dist.all_reduce(b[:, :40], "max")
+        d = dist.all_gather(x + 1, 0)
+        e = dist.all_reduce(frit.sum(b, axis=1), "mean")
+        return a + s, b, c * b[:, :40], frit.sum(d, axis=0), e
+
+    for mode, g in (("eager", f), ("jit", frit.jit(f))):
+        for i in range(3):  # a compiled program runs again on the same arena
+            xs = [np.round(data(q, (96, 40), "float32", 11 + i) * 4) / 4 for q in range(P)]
+            bigs = [data(q, (512, 1024), "float32", 20 + i) for q in range(P)]
+            bs = [(x * 0.5) @ x.T for x in xs]
+            want = [2 * sum(bigs) + xs[r].sum(), bs[r], np.max([b[:, :40] for b in bs], axis=0) * bs[r][:, :40],
+                    np.concatenate([x + 1 for x in xs]).sum(axis=0), sum(b.sum(axis=1) for b in bs) / P]
+            for j, (got, w) in enumerate(zip(g(frit.asarray(xs[r]), frit.asarray(bigs[r])), want)):
+                check("%s run %d output %d" % (mode, i, j), got, w.astype(np.float32))
 
 
 def case_mismatch():
@@ -245,9 +277,11 @@ if __name__ == "__main__":
     if sys.argv[1] == "mpi4py":
         from mpi4py import MPI  # noqa: F401  (initialises MPI before frit does)
     dist.init()
+    if os.environ.get("FRIT_TEST_BUCKET_BYTES"):
+        dist.BUCKET_BYTES = int(os.environ["FRIT_TEST_BUCKET_BYTES"])
     case, out = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     {"collectives": case_collectives, "grad": case_grad, "heat": lambda: case_heat(out),
-     "train": lambda: case_train(out), "mismatch": case_mismatch, "timeout": case_timeout,
+     "train": lambda: case_train(out), "mismatch": case_mismatch, "overlap": case_overlap, "timeout": case_timeout,
      "mpi4py": case_mpi4py, "dies": case_dies, "device": case_device}[case]()
     for f in failures:
         print("rank %d FAIL %s" % (dist.rank(), f), flush=True)

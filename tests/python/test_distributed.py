@@ -83,6 +83,27 @@ def test_bad_collective_arguments_are_named(call, words):
         assert w in str(e.value), (w, str(e.value))
 
 
+def test_gradient_buckets_follow_the_backward_pass():
+    """Buckets take the gradients in the order they were made (a backward pass makes the last
+    layer's first), one dtype each, up to the byte limit; a larger array is a bucket of its own."""
+    seen = []
+
+    def f(x):
+        a = x * 2
+        b = a + 1
+        w = frit.astype(b, "float64")
+        c = b * 3
+        big = frit.concatenate([c, c, c])
+        seen.append(dist.gradient_buckets({"z": c, "y": b, "x": a, "w": w, "big": big}, bucket_bytes=800))
+        seen.append(dist.gradient_buckets({"z": c, "y": b, "x": a}, bucket_bytes=10 ** 6))
+        return x
+
+    frit.jit(f)(frit.asarray(np.ones(100, np.float32)))  # 400 bytes each, w 800
+    assert seen == [[["x", "y"], ["w"], ["z"], ["big"]], [["x", "y", "z"]]]
+    concrete = {k: np.ones(n, np.float32) for k, n in (("b", 300), ("a", 100), ("c", 10))}
+    assert dist.gradient_buckets(concrete, bucket_bytes=1600) == [["a", "b"], ["c"]]
+
+
 def test_gradient_of_a_max_all_reduce_is_refused():
     dist.init()
     with pytest.raises(frit.FritError) as e:
@@ -118,7 +139,7 @@ def all_ranks_ok(n, case, out=""):
 
 @need_mpi
 @pytest.mark.parametrize("n", [2, 4])
-@pytest.mark.parametrize("case", ["collectives", "grad"])
+@pytest.mark.parametrize("case", ["collectives", "grad", "overlap"])
 def test_ranks_against_numpy(n, case):
     all_ranks_ok(n, case)
 
@@ -141,10 +162,13 @@ def test_sharded_heat_matches_one_process_bitwise(n, tmp_path):
 
 @need_mpi
 @pytest.mark.parametrize("n", [2, 4])
-def test_data_parallel_training_matches_the_global_batch(n, tmp_path):
-    """n ranks with 64/n samples each follow one process's loss curve over the 64."""
+@pytest.mark.parametrize("bucket", [None, 512])
+def test_data_parallel_training_matches_the_global_batch(n, bucket, tmp_path):
+    """n ranks with 64/n samples each follow one process's loss curve over the 64: with the
+    default buckets (one here), and with a bucket a gradient or two, exchanged amid the backward
+    pass (the worker checks that the schedule starts one before the last matmul)."""
     out = str(tmp_path / "losses.json")
-    r = mpirun(n, "train", out)
+    r = mpirun(n, "train", out, env={"FRIT_TEST_BUCKET_BYTES": str(bucket)} if bucket else None)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
     with open(out) as f:
         losses = json.load(f)
