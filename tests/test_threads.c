@@ -13,6 +13,7 @@
 #include "check.h"
 #include "frit.h"
 #include "ir/uop.h"
+#include "dist/dist.h"
 #include "runtime/pool.h"
 
 #define NTHREADS 4
@@ -260,6 +261,49 @@ static void test_distinct_programs(void) {
   frit_ctx_free(ctx);
 }
 
+/* The exchange thread's queue with several threads starting and waiting for jobs at once (a
+ * one-process world: each job is a copy), then stopped by finalize. */
+static void *exchange_body(void *arg) {
+  frit_ctx *ctx = arg;
+  enum { NJ = 40, N = 300 };
+  static _Thread_local int32_t in[NJ][N], out[NJ][N];
+  frit_dist_job *jobs[NJ];
+  long bad = 0;
+  for (int j = 0; j < NJ; j++) {
+    for (int i = 0; i < N; i++) in[j][i] = j * 1000 + i, out[j][i] = -1;
+    int64_t dims[1] = {N};
+    frit_coll_call c = {.kind = FRIT_COLL_ALL_REDUCE, .op = FRIT_COLL_SUM, .dtype = FRIT_I32, .numel = N,
+                        .ndim = 1, .dims = dims, .tag = (uint64_t)j};
+    jobs[j] = frit_dist_start(ctx, &c, in[j], out[j]);
+    bad += jobs[j] == NULL;
+  }
+  for (int j = NJ - 1; j >= 0; j -= 2) bad += frit_dist_wait(ctx, jobs[j]) != FRIT_OK; /* odd ones first */
+  for (int j = 0; j < NJ; j += 2) bad += frit_dist_wait(ctx, jobs[j]) != FRIT_OK;
+  for (int j = 0; j < NJ; j++)
+    for (int i = 0; i < N; i++) bad += out[j][i] != j * 1000 + i;
+  return (void *)bad;
+}
+
+static void test_exchange_thread(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  CHECK(frit_dist_init(ctx, 0) == FRIT_OK && frit_dist_size() == 1);
+  pthread_t th[NTHREADS];
+  frit_ctx *ctxs[NTHREADS];
+  for (int t = 0; t < NTHREADS; t++) {
+    ctxs[t] = frit_ctx_new();
+    CHECK(pthread_create(&th[t], NULL, exchange_body, ctxs[t]) == 0);
+  }
+  for (int t = 0; t < NTHREADS; t++) {
+    void *bad = NULL;
+    pthread_join(th[t], &bad);
+    if (bad) fprintf(stderr, "exchange thread test, thread %d: %ld bad, %s\n", t, (long)bad, frit_error(ctxs[t]));
+    CHECK(bad == NULL);
+    frit_ctx_free(ctxs[t]);
+  }
+  CHECK(frit_dist_finalize(ctx) == FRIT_OK);
+  frit_ctx_free(ctx);
+}
+
 int main(void) {
   const char *t = getenv("TMPDIR");
   snprintf(cache_dir, sizeof cache_dir, "%s/frit-test-threads-XXXXXX", t && *t ? t : "/tmp");
@@ -271,6 +315,7 @@ int main(void) {
   test_programs_in_threads();
   test_compile_free_cycles();
   test_distinct_programs();
+  test_exchange_thread();
   frit_ctx *ctx = frit_ctx_new();
   frit_cache_clear(ctx, cache_dir);
   frit_ctx_free(ctx);
