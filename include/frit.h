@@ -482,7 +482,10 @@ frit_tensor *frit_scatter(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, frit_
  * exchanges the values of the ranks, which must run the same collectives in the same order
  * (checked: a disagreement in kind, dtype or shape is an error on every rank, and a rank that
  * never arrives is an error after $FRIT_DIST_TIMEOUT seconds, never a hang). One rank: each
- * collective is the identity (all_gather and reduce_scatter included). */
+ * collective is the identity (all_gather and reduce_scatter included). In a compiled CPU program
+ * a collective moves on an exchange thread while the kernels after it run, and a kernel that
+ * touches its memory waits for it ($FRIT_DIST_OVERLAP=0: each at its step); a run returns only
+ * once all have finished. */
 /* mode 0: MPI when the process was started by an MPI launcher (mpirun), else a world of one
  * rank without MPI; mode 1: MPI always. FRIT_ERR_RUNTIME naming the reason when MPI is absent. */
 frit_status frit_dist_init(frit_ctx *ctx, int mode);
