@@ -33,7 +33,7 @@ X(RANGE,        1, 1,  FRIT_F_CONTROL)         /* loop index in [0, src0); arg.i
 X(END,          1, -1, FRIT_F_CONTROL)         /* src0 runs inside the loops src1..; END itself is outside them */
 X(IF,           2, 3,  FRIT_F_CONTROL)         /* cond, then-effect, optional else-effect */
 X(BARRIER,      0, -1, FRIT_F_CONTROL | FRIT_F_EFFECT) /* workgroup barrier after the effects it lists */
-X(KERNEL,       0, -1, FRIT_F_CONTROL)         /* a kernel: its effects; arg.blob its name, arg.i0 FRIT_KERNEL_TRUSTED or 0 */
+X(KERNEL,       0, -1, FRIT_F_CONTROL)         /* a kernel: its effects; arg.blob its name, arg.i0 FRIT_KERNEL_TRUSTED or 0, arg.i1 bit s: src s is a trusted kernel's scratch */
 /* Memory */
 X(BUFFER,       0, -1, FRIT_F_MEMORY)          /* tensor-level input: its dims as sources; arg.i0 input number, arg.blob name */
 X(DEFINE_GLOBAL,0, 0,  FRIT_F_MEMORY)          /* kernel parameter: arg.i0 index, arg.i1 elements (-1 unknown) */

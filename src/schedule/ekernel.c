@@ -136,6 +136,9 @@ static bool touches(frit_uop *u, const frit_uop *t, const uint8_t *is_src, uint8
  * before it is read (points only read their own stores; reading another point's element is
  * a race whose result is unspecified anyway) and the version needs no copy of t. */
 static bool fully_stored(frit_ctx *ctx, frit_uop *k, frit_uop *t, const uint8_t *is_src) {
+  if (k->arg.i0 == FRIT_KERNEL_TRUSTED) /* frit's own kernel says t is its scratch (kb_scratch) */
+    for (uint32_t s = 1; s < k->nsrc && s < 64; s++)
+      if (k->src[s] == t && ((uint64_t)k->arg.i1 >> s & 1)) return true;
   frit_uop *body = k->src[0], *seq = body->op == FRIT_OP_END ? body->src[0] : body;
   const frit_shape *sh = frit_shape_of(ctx, t);
   int d = body->op == FRIT_OP_END ? (int)body->nsrc - 1 : 0;

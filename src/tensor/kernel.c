@@ -68,6 +68,7 @@ static void close_kernel(kb_state *st) {
   kb_map_clear(&st->leaves);
   kb_map_clear(&st->memo);
   st->written.n = 0;
+  st->scratch.n = 0;
   free(st->name);
   st->name = NULL;
   st->open = st->failed = false;
@@ -82,6 +83,7 @@ static void state_destroy(void *p) {
   kb_map_free(&st->memo);
   kb_map_free(&st->trips);
   free(st->written.v);
+  free(st->scratch.v);
   free(st->res_old.v);
   free(st->res_new.v);
   for (size_t i = 0; i < st->nloops; i++) {
@@ -330,6 +332,11 @@ void kb_trust_indices(frit_ctx *ctx) {
   if (st && st->open) st->trusted = true;
 }
 
+void kb_scratch(frit_ctx *ctx, frit_tensor *t) {
+  kb_state *st = kb_get(ctx, false);
+  if (st && st->open && t && !kb_list_push(&st->scratch, TI_U(t))) st->failed = true, oom(ctx);
+}
+
 frit_status frit_kernel_begin_static(frit_ctx *ctx, const char *name, int ndim, const int64_t *dims, frit_tensor **idx) {
   frit_uop *d[FRIT_MAX_DIMS];
   if (ndim < 0 || ndim > FRIT_MAX_DIMS) {
@@ -425,6 +432,9 @@ int frit_kernel_end(frit_ctx *ctx) {
   a.blob_kind = FRIT_BLOB_STR;
   a.n = (uint32_t)strlen(st->name);
   a.i0 = st->trusted ? FRIT_KERNEL_TRUSTED : 0;
+  for (size_t s = 1; st->trusted && s < refs.n && s < 64; s++) /* bit s: src s is scratch (kb_scratch) */
+    for (size_t j = 0; j < st->scratch.n; j++)
+      if (st->scratch.v[j] == refs.v[s]) a.i1 |= (int64_t)((uint64_t)1 << s);
   frit_uop *k = frit_uop_new(ctx, FRIT_OP_KERNEL, FRIT_VOID, refs.v, (int)refs.n, &a);
   if (!k) goto done;
   st->res_old.n = st->res_new.n = 0;

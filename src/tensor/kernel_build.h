@@ -65,6 +65,7 @@ typedef struct kb_state {
   kb_map leaves; /* RANGE/LOAD/ATOMIC made by this kernel -> uid of the block that made them */
   kb_map memo;   /* classification of values (kb_classify), cleared whenever a block closes */
   kb_list written; /* targets stored to, in first-store order */
+  kb_list scratch; /* kb_scratch: targets whose old values the (trusted) kernel never needs */
   /* results of the last closed kernel (frit_kernel_written) */
   kb_list res_old, res_new;
   /* open host loops, innermost last */
@@ -80,6 +81,13 @@ typedef struct kb_state {
  * radix sort's scatter to positions it counted): the schedule neither clamps nor gates them, as
  * with FRIT_BOUNDS_UNCHECKED. A clamp on a data-dependent index costs a third of a scatter loop. */
 void kb_trust_indices(frit_ctx *ctx);
+
+/* Marks t, a tensor the open trusted kernel writes, as scratch there: its old values are never
+ * read (the kernel stores every element before reading it, or no one reads what it leaves), so
+ * the schedule does not copy them into the new version's buffer, and a fill that only gave the
+ * scratch a shape costs nothing. A wrong claim reads uninitialised memory: frit's own kernels
+ * only (the radix sort's counts and ping-pong buffers). */
+void kb_scratch(frit_ctx *ctx, frit_tensor *t);
 
 /* The ctx's builder state; created on first use when `create` (NULL on OOM, with an error). */
 kb_state *kb_get(frit_ctx *ctx, bool create);

@@ -217,8 +217,9 @@ static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, f
   frit_tensor *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1), *c256 = kc(ctx, FRIT_I64, 256);
   frit_tensor *r, *c, *lo, *hi, *i, *d;
   frit_tensor **ts[3] = {&rx->cnt, dk, dv};
-  /* count */
+  /* count (a chunk clears its own counts first: their old values are scratch) */
   if (!chunk_kernel(ctx, "sort_count", rx, &r, &c, &lo, &hi)) return false;
+  kb_scratch(ctx, rx->cnt);
   if_long(ctx, rx, guard);
   frit_kernel_loop_begin(ctx, zero, c256, one, &d);
   st3(ctx, rx->cnt, r, c, d, zero);
@@ -242,8 +243,10 @@ static bool radix_pass(frit_ctx *ctx, radix *rx, int p, bool last, bool guard, f
   frit_kernel_loop_end(ctx);
   if (guard) frit_kernel_if_end(ctx);
   if (!close_kernel(ctx, ts, 1)) return false;
-  /* scatter */
+  /* scatter (a permutation of each row: every element of the destinations is written) */
   if (!chunk_kernel(ctx, "sort_scatter", rx, &r, &c, &lo, &hi)) return false;
+  if (!last || !sv) kb_scratch(ctx, *dk);
+  if (sv) kb_scratch(ctx, *dv);
   if_long(ctx, rx, guard);
   frit_kernel_loop_begin(ctx, lo, hi, one, &i);
   frit_tensor *key = ld2(ctx, sk, r, i), *dk_ = digit(ctx, key, p);
@@ -266,6 +269,10 @@ static bool radix_rows(frit_ctx *ctx, frit_uop *R, frit_tensor *n, frit_tensor *
   frit_tensor **ts[5] = {cnt, &bk[0], &bv[0], &bk[1], &bv[1]};
   R = grid_dim(ctx, R);
   if (!begin(ctx, "sort_rows", 1, &R, &r)) return false;
+  /* each row clears its counts, and every pass writes a permutation of the row: scratch all
+   * (with cond false, short rows, the insertion sort's kernel writes the result in full) */
+  for (int b = 0; b < 2; b++) kb_scratch(ctx, bk[b]), kb_scratch(ctx, vals ? bv[b] : NULL);
+  kb_scratch(ctx, *cnt);
   if (cond) frit_kernel_if_begin(ctx, cond);
   for (int p = 0; p < passes; p++) {
     frit_tensor *sk = p == 0 ? k : bk[(p + 1) % 2], *sv = !vals ? NULL : p == 0 ? vals : bv[(p + 1) % 2];
@@ -390,6 +397,7 @@ static frit_tensor *restore_zeros_nans(frit_ctx *ctx, frit_tensor *sorted, frit_
   if (!cnt) return NULL;
   /* per chunk: zeros, NaNs, and elements sorted before the zeros */
   if (!chunk_kernel(ctx, "sort_fix_count", &rx, &r, &c, &lo, &hi)) return NULL;
+  kb_scratch(ctx, cnt); /* each chunk stores its three counts */
   int nv[3];
   for (int k = 0; k < 3; k++) nv[k] = frit_kernel_var(ctx, FRIT_I64, zero);
   frit_kernel_loop_begin(ctx, lo, hi, one, &i);
