@@ -6,6 +6,7 @@
 #include "dist/dist.h"
 #include "runtime/runtime.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,10 +69,12 @@ frit_status frit_rt_collective_wait_all(frit_program *p, frit_status st) {
  * and back costs microseconds that a lone collective would only wait. FRIT_DIST_OVERLAP=0 turns
  * it off. */
 static bool may_overlap(const frit_program *p, int k) {
-  static int off = -1;
+  static atomic_int off_env = -1; /* read once; threads that race here all store the same value */
+  int off = atomic_load_explicit(&off_env, memory_order_relaxed);
   if (off < 0) {
     const char *e = getenv("FRIT_DIST_OVERLAP");
     off = e && strcmp(e, "0") == 0;
+    atomic_store_explicit(&off_env, off, memory_order_relaxed);
   }
   const frit_schedule *s = p->c->sched;
   if (off || p->c->dev || s->nloops != 0 || k + 1 >= s->nkernels) return false;
