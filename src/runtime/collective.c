@@ -6,7 +6,6 @@
 #include "dist/dist.h"
 #include "runtime/runtime.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,15 +68,9 @@ frit_status frit_rt_collective_wait_all(frit_program *p, frit_status st) {
  * and back costs microseconds that a lone collective would only wait. FRIT_DIST_OVERLAP=0 turns
  * it off. */
 static bool may_overlap(const frit_program *p, int k) {
-  static atomic_int off_env = -1; /* read once; threads that race here all store the same value */
-  int off = atomic_load_explicit(&off_env, memory_order_relaxed);
-  if (off < 0) {
-    const char *e = getenv("FRIT_DIST_OVERLAP");
-    off = e && strcmp(e, "0") == 0;
-    atomic_store_explicit(&off_env, off, memory_order_relaxed);
-  }
+  static atomic_int off = -1;
   const frit_schedule *s = p->c->sched;
-  if (off || p->c->dev || s->nloops != 0 || k + 1 >= s->nkernels) return false;
+  if (frit_rt_env_is(&off, "FRIT_DIST_OVERLAP", "0") || p->c->dev || s->nloops != 0 || k + 1 >= s->nkernels) return false;
   const frit_sched_kernel *K = &s->kernels[k], *next = &s->kernels[k + 1];
   for (int i = 0; i < next->nparams; i++)
     if (next->param_buf[i] == K->param_buf[K->coll_out]) return false;

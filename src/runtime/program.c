@@ -446,12 +446,16 @@ static frit_status run_steps(frit_program *p) {
  * that a kernel reading memory nothing wrote this run (a stale or a zero-filled page) shows as a
  * wrong result rather than passing by luck. */
 static bool arena_poisoned(void) {
-  static atomic_int on = -1; /* read once; threads that race here all store the same value */
-  int v = atomic_load_explicit(&on, memory_order_relaxed);
-  if (v < 0) {
-    const char *e = getenv("FRIT_POISON_ARENA");
-    v = e && strcmp(e, "1") == 0;
-    atomic_store_explicit(&on, v, memory_order_relaxed);
+  static atomic_int on = -1;
+  return frit_rt_env_is(&on, "FRIT_POISON_ARENA", "1");
+}
+
+bool frit_rt_env_is(atomic_int *cached, const char *name, const char *value) {
+  int v = atomic_load_explicit(cached, memory_order_relaxed);
+  if (v < 0) { /* threads that race here all store the same value */
+    const char *e = getenv(name);
+    v = e && strcmp(e, value) == 0;
+    atomic_store_explicit(cached, v, memory_order_relaxed);
   }
   return v;
 }

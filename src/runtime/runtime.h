@@ -8,6 +8,8 @@
 #include "runtime/pool.h"
 #include "schedule/schedule.h"
 
+#include <stdatomic.h>
+
 /* Kernels whose loop nest runs fewer iterations than this (product of its RANGE extents) run
  * on the calling thread: waking the pool costs more than they do. */
 #define FRIT_RT_MIN_PARALLEL_WORK 32768
@@ -151,6 +153,8 @@ frit_status frit_rt_device_kernel(frit_program *p, int k);
  * compiled copy is then not run); the exchange itself, on the buffers of the current run. */
 bool frit_rt_collective_runs(const frit_program *p, int k);
 frit_status frit_rt_collective(frit_program *p, int k);
+/* Whether $name equals value, read once into *cached (initially -1) and kept for the process. */
+bool frit_rt_env_is(atomic_int *cached, const char *name, const char *value);
 /* Waits for the pending collectives whose memory kernel k writes, or whose output it reads. */
 frit_status frit_rt_collective_settle(frit_program *p, int k);
 /* Waits for every pending collective; returns st, or the first failure when st is FRIT_OK (an
