@@ -201,3 +201,23 @@ def test_product_then_elementwise_fuses(ctx, rng):
     # an elementwise consumer in the product's own order still fuses
     p = _compile([ctx.unary("relu", ctx.matmul(ta, tb))])
     assert p.num_kernels == 1, p.kernel_names()
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_reduction_concatenated_into_a_larger_array_is_its_own_kernel(first):
+    """A PAD evaluates its fused source at every element of the padded result: a reduction
+    concatenated into a larger array ran its whole loop for each element of the concatenation
+    (a flattened gradient bucket took 7 ms instead of a copy). The reduction is a kernel of its
+    own, and the concatenation's kernel only copies."""
+    import frit
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal(5000).astype(np.float32)
+    parts = lambda x, y: [frit.sum(x, axis=0), y] if first else [y, frit.sum(x, axis=0)]  # noqa: E731
+    f = frit.jit(lambda x, y: frit.concatenate(parts(x, y)))
+    kernels = f.lower(frit.asarray(a), frit.asarray(b)).kernels
+    assert len(kernels) == 2, [k.name for k in kernels]
+    assert any(k.ops == ["sum"] for k in kernels), [k.ops for k in kernels]
+    assert sum("sum" in k.ops for k in kernels) == 1, [k.ops for k in kernels]
+    want = np.concatenate([a.sum(axis=0), b] if first else [b, a.sum(axis=0)])
+    np.testing.assert_allclose(np.asarray(f(frit.asarray(a), frit.asarray(b))), want, rtol=1e-5, atol=1e-5)
