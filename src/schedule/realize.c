@@ -175,7 +175,7 @@ static bool realize_if_expensive(sched_graph *g, frit_uop *s, int64_t f) {
   return true;
 }
 
-/* Rule 1c: a PAD evaluates its source's fused cone at every element of the padded result, the
+/* Rule 1d: a PAD evaluates its source's fused cone at every element of the padded result, the
  * padding included (the loads are gated, the loops still run): a reduction concatenated into a
  * larger array (`concatenate([sum(a, 0), b])`, a flattened gradient bucket) ran its whole loop for
  * each element of the concatenation: the gradients of a 784-512-512-512-10 MLP flattened into one
