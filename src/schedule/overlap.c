@@ -74,14 +74,19 @@ oom:
   return -1;
 }
 
-static int priority(const bool *eager, const bool *late, int n, int k) { return (eager[k] ? 0 : late[k] ? 2 : 1) * n + k; }
+/* Heap keys: eager kernels first, then the others, then the readers of a collective's result;
+ * each class in the old order. */
+static int priority(const bool *eager, const bool *late, int n, int k) {
+  return (eager[k] ? 0 : late[k] ? 2 : 1) * n + k;
+}
 
 frit_status sched_hoist_collectives(frit_ctx *ctx, frit_sched_kernel *K, int n, frit_sched_buf *bufs, int nb) {
   edge *e = NULL;
   int ne = collect_edges(K, n, nb, &e);
-  int *first = calloc((size_t)n + 1, sizeof *first), *succ = malloc((size_t)(ne + 1) * sizeof *succ);
-  int *owner = malloc((size_t)(n + 1) * sizeof *owner), *indeg = calloc((size_t)n + 1, sizeof *indeg), *order = malloc((size_t)(n + 1) * sizeof *order);
-  bool *eager = calloc((size_t)n + 1, sizeof *eager), *late = calloc((size_t)n + 1, sizeof *late), *raw = malloc((size_t)(ne + 1) * sizeof *raw);
+  size_t nk = (size_t)n + 1, nedge = (size_t)(ne > 0 ? ne : 0) + 1;
+  int *first = calloc(nk, sizeof *first), *succ = malloc(nedge * sizeof *succ);
+  int *owner = malloc(nk * sizeof *owner), *indeg = calloc(nk, sizeof *indeg), *order = malloc(nk * sizeof *order);
+  bool *eager = calloc(nk, sizeof *eager), *late = calloc(nk, sizeof *late), *raw = malloc(nedge * sizeof *raw);
   frit_sched_kernel *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
   heap h = {malloc((size_t)(n + 1) * sizeof *h.v), 0};
   frit_status rc = FRIT_OK;
