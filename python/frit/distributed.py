@@ -301,6 +301,9 @@ def gradient_buckets(grads, bucket_bytes=None):
     in the order the backward pass makes them, each bucket up to bucket_bytes (an array larger than
     that is a bucket of its own; None: the module's BUCKET_BYTES, 1 MiB)."""
     bucket_bytes = BUCKET_BYTES if bucket_bytes is None else bucket_bytes
+    if isinstance(bucket_bytes, bool) or not isinstance(bucket_bytes, (int, np.integer)) or bucket_bytes < 1:
+        raise ValueError("frit.distributed.gradient_buckets: bucket_bytes must be a positive integer, got %r"
+                         % (bucket_bytes,))
     names = sorted(grads, key=lambda k: (_made_at(grads[k]), k))
     buckets, open_ = [], {}
     for k in names:

@@ -114,7 +114,7 @@ frit_status frit_rt_collective(frit_program *p, int k) {
   /* a device program: the exchange goes through host memory (MPI takes host pointers here; a
    * GPU-aware path, NCCL, would not copy) */
   frit_device *d = p->c->dev;
-  size_t bytes = (size_t)p->numel[bout] * (size_t)(frit_dtype_bits(sb->dtype) / 8);
+  size_t bytes = buf_bytes(p, bout);
   unsigned char *host = malloc(2 * bytes + 1);
   if (!host) return frit_set_error(ctx, FRIT_ERR_NOMEM, "run: out of memory for a collective's %zu bytes", bytes);
   frit_status st = bytes ? d->ops->read(ctx, d, p->dev_arena, (size_t)p->devoff[bin], host, bytes) : FRIT_OK;

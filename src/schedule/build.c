@@ -470,14 +470,10 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
       frit_set_error(ctx, FRIT_ERR_NOMEM, "schedule: out of memory");
       goto fail;
     }
-    for (int p = 0; p < kernels[k].nparams; p++) {
-      frit_sched_buf *b = &bufs[kernels[k].param_buf[p]];
-      if (b->first_use < 0) b->first_use = k;
-      b->last_use = k;
-    }
     if (collect_vars(ctx, kernels[k].ast, &vars, &nv, &capv) != FRIT_OK) goto fail;
   }
-  if (ncoll && !st.loops && !st.ek) { /* exchanges overlap the kernels after them */
+  bool hoisted = ncoll && !st.loops && !st.ek; /* exchanges overlap the kernels after them */
+  if (hoisted) {
     if (sched_hoist_collectives(ctx, kernels, nspec, bufs, nb) != FRIT_OK) goto fail;
     for (int k = 0; k < nspec; k++)
       if (!(kernels[k].name = kernel_name(ctx, k, kernels[k].ops))) {
@@ -485,6 +481,13 @@ frit_schedule *frit_schedule_build_bounds(frit_ctx *ctx, frit_uop *const *output
         goto fail;
       }
   }
+  for (int k = 0; k < nspec; k++) /* liveness, in the final kernel order */
+    for (int p = 0; p < kernels[k].nparams; p++) {
+      frit_sched_buf *b = &bufs[kernels[k].param_buf[p]];
+      if (b->first_use < 0) b->first_use = k;
+      b->last_use = k;
+    }
+  if (hoisted) sched_keep_collective_sources(kernels, nspec, bufs);
   for (int b = 0; b < nb; b++) {
     if (collect_vars(ctx, bufs[b].numel, &vars, &nv, &capv) != FRIT_OK) goto fail;
     for (int d = 0; d < bufs[b].ndim; d++)

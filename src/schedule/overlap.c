@@ -142,13 +142,12 @@ frit_status sched_hoist_collectives(frit_ctx *ctx, frit_sched_kernel *K, int n, 
     K[k] = tmp[order[k]];
     if (K[k].collective) K[k].coll_seq = seq++;
   }
-  for (int b = 0; b < nb; b++) bufs[b].first_use = bufs[b].last_use = -1;
-  for (int k = 0; k < n; k++)
-    for (int p = 0; p < K[k].nparams; p++) {
-      frit_sched_buf *b = &bufs[K[k].param_buf[p]];
-      if (b->first_use < 0) b->first_use = k;
-      b->last_use = k;
-    }
+done:
+  free(e), free(owner), free(first), free(succ), free(indeg), free(order), free(eager), free(late), free(raw), free(tmp), free(h.v);
+  return rc;
+}
+
+void sched_keep_collective_sources(const frit_sched_kernel *K, int n, frit_sched_buf *bufs) {
   /* the exchange reads its source until the first kernel that reads its result waits for it */
   for (int k = 0; k < n; k++) {
     if (!K[k].collective) continue;
@@ -159,7 +158,4 @@ frit_status sched_hoist_collectives(frit_ctx *ctx, frit_sched_kernel *K, int n, 
     frit_sched_buf *src = &bufs[K[k].param_buf[K[k].coll_in]];
     if (src->last_use < until) src->last_use = until;
   }
-done:
-  free(e), free(owner), free(first), free(succ), free(indeg), free(order), free(eager), free(late), free(raw), free(tmp), free(h.v);
-  return rc;
 }

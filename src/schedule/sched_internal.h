@@ -140,9 +140,11 @@ void sched_plan_static(frit_ctx *ctx, frit_schedule *s);
 /* Sets every kernel's alias_mask (alias.c). */
 void sched_mark_alias(frit_schedule *s);
 /* overlap.c: reorders K (a program without host loops or explicit kernels) so that collectives and
- * the kernels feeding only them run as early as they can; renumbers coll_seq and recomputes each
- * buffer's first and last use, a collective's source live until its result is first read. */
+ * the kernels feeding only them run as early as they can, and renumbers coll_seq; then, once the
+ * buffers' first and last uses follow that order, keeps each collective's source live until its
+ * result is first read (the exchange still reads it until then). */
 frit_status sched_hoist_collectives(frit_ctx *ctx, frit_sched_kernel *K, int n, frit_sched_buf *bufs, int nb);
+void sched_keep_collective_sources(const frit_sched_kernel *K, int n, frit_sched_buf *bufs);
 
 /* realize.c: the tensor graph the realize decisions are made on */
 typedef struct sched_graph {

@@ -102,6 +102,9 @@ def test_gradient_buckets_follow_the_backward_pass():
     assert seen == [[["x", "y"], ["w"], ["z"], ["big"]], [["x", "y", "z"]]]
     concrete = {k: np.ones(n, np.float32) for k, n in (("b", 300), ("a", 100), ("c", 10))}
     assert dist.gradient_buckets(concrete, bucket_bytes=1600) == [["a", "b"], ["c"]]
+    for bad in (0, -5, 1.5, "1M", True):
+        with pytest.raises(ValueError, match="gradient_buckets: bucket_bytes must be a positive integer"):
+            dist.gradient_buckets(concrete, bucket_bytes=bad)
 
 
 def test_gradient_of_a_max_all_reduce_is_refused():
