@@ -239,6 +239,12 @@ static void first_lines(char *s, int nlines) {
     }
 }
 
+/* Flags the prelude reads: FRIT_OMP_SIMD where `omp declare simd` takes effect, so that a
+ * vector loop may call the prelude's hand-written vector exp (gcc defines no macro for it). */
+static const char *prelude_defines(const frit_cg_config *cfg) {
+  return strstr(cfg->cflags, "-fopenmp") ? " -DFRIT_OMP_SIMD" : "";
+}
+
 /* ---------- a large program compiled in parts, in parallel ---------- */
 
 /* Kernel text a part should at least have: below it, a compiler process (start-up and the
@@ -285,7 +291,7 @@ static bool compile_parts_cmd(cg_str *cmd, const frit_cg_program *p, const frit_
       k++;
     } while (k < p->nkernels && (done < goal || i == parts - 1) && p->nkernels - k > parts - 1 - i);
     if (fclose(f) != 0 || !ok) return false;
-    cg_printf(cmd, "%s %s -fPIC -c -o ", cfg->cc, cfg->cflags);
+    cg_printf(cmd, "%s %s%s -fPIC -c -o ", cfg->cc, cfg->cflags, prelude_defines(cfg));
     part_path(path, sizeof path, tmp_c, i, "o");
     sh_quote(cmd, path);
     cg_puts(cmd, " ");
@@ -412,7 +418,7 @@ frit_status frit_codegen_compile(frit_ctx *ctx, frit_cg_program *p, const frit_c
     }
     if (parts <= 1) {
       cg_free(&cmd);
-      cg_printf(&cmd, "%s %s -fPIC -shared -o ", cfg->cc, cfg->cflags);
+      cg_printf(&cmd, "%s %s%s -fPIC -shared -o ", cfg->cc, cfg->cflags, prelude_defines(cfg));
       sh_quote(&cmd, tmp_so);
       cg_puts(&cmd, " ");
       sh_quote(&cmd, tmp_c);
