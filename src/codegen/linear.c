@@ -246,7 +246,9 @@ void cgl_close_block(cg *g, int b) {
     frit_uop *end = r->src[0];
     bool small = end->op == FRIT_OP_CONST && end->arg.value.i <= 8;
     B->simd_done = simd;
-    if (simd && g->dialect == FRIT_DIALECT_C && !B->has_child_loop) cg_use_vector_exp(B->text.s);
+    /* not in a reduction's loop: gcc keeps an `omp simd` accumulator in memory across a call,
+     * a store-to-load chain each vector that cost a sum of exps 16% */
+    if (simd && g->dialect == FRIT_DIALECT_C && !B->has_child_loop && !B->red.s) cg_use_vector_exp(B->text.s);
     bool host = g->dialect == FRIT_DIALECT_C; /* device compilers vectorise across work-items instead */
     /* a GPU thread's g0 loop unrolled: several loads in flight a thread (FRIT_DEVICE_UNROLL) */
     const char *du = g->dialect == FRIT_DIALECT_CUDA && r == g->g0 && !g->group ? getenv("FRIT_DEVICE_UNROLL") : NULL;
