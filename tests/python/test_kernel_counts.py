@@ -247,13 +247,16 @@ def _np_masked_softmax(x):
 def test_exp_beside_a_select_keeps_the_vector_exp(case):
     """A float32 exp in a vector loop calls the prelude's vector exp (frit_expv); gcc 12 keeps
     such a loop scalar if it must also if-convert a select, so a float `where` is a bit blend
-    in C. The kernels name the vector exp and no inline one, and match numpy."""
+    in C. The kernels' map loops name the vector exp (a reduction's loop keeps the inline one:
+    gcc would keep its accumulator in memory across the call), and match numpy."""
     import frit
     f, ref = {"elu": (_elu, _np_elu), "masked_softmax": (_masked_softmax, _np_masked_softmax)}[case]
     x = np.random.default_rng(1).standard_normal((48, 200)).astype(np.float32)
     g = frit.jit(lambda v: f(frit, v))
     src = g.lower(frit.asarray(x)).source
     body = src[src.index("void frit_k"):]
-    assert "frit_expv(" in body and "frit_expf(" not in body, body
+    assert "frit_expv(" in body, body
+    if case == "elu":
+        assert "frit_expf(" not in body, body
     np.testing.assert_allclose(np.asarray(g(frit.asarray(x))), ref(x), rtol=2e-6, atol=1e-7)
     np.testing.assert_allclose(np.asarray(f(frit, frit.asarray(x))), ref(x), rtol=2e-6, atol=1e-7)
