@@ -56,6 +56,21 @@ def test_reproducer_is_standalone(tmp_path):
     assert np.array_equal(np.asarray(env["got"][0]), env["want"][0])
 
 
+def test_float32_rounding_in_a_float64_result_is_judged_at_float32():
+    """Regression (found by the fuzzer, seed 52000507 with --known): exp of a float32 stacked
+    with an int32 is a float64 array carrying float32 rounding; numpy's float32 exp(1) is
+    0x402df855 and the correctly rounded one (frit's) 0x402df854, 1 ulp apart, which the float64
+    tolerance called a mismatch. The oracle now judges at the least precise float computed."""
+    x0, x1 = np.ones(3, np.float32), np.ones(3, np.int32)
+    p = F.Prog([x0, x1], ["xp.exp(xp.clip(x0, -10, 10))", "xp.stack([v0, x1], axis=-1)"], ["v1"])
+    assert F.loosest_rtol(p) == F.RTOL["float32"]
+    assert F.check(p) is None
+    want = F.run_numpy(p)[1]
+    off = [w * np.float64(1 + 1e-7) for w in want]  # a float32 ulp, far above float64's
+    assert F.compare(off, want) is not None
+    assert F.compare(off, want, F.loosest_rtol(p)) is None
+
+
 def test_logical_ops_take_the_truth_of_python_scalars():
     """Regression (found by the fuzzer): numpy's logical_and/or/xor accept any Python scalar
     (-1 with uint64, 300 with int8, nan) and use its truth; frit raised OverflowError."""
