@@ -455,6 +455,13 @@ static int64_t constant_stride(const cg *g, const blk *B, frit_uop *ix) {
   return c == INT64_MIN ? 0 : c;
 }
 
+/* Does the index clamp with a MIN (a register tile's columns past N: opt_tile.c pad_cols)? */
+static bool clamped_index(const frit_uop *ix, int depth) {
+  if (ix->op == FRIT_OP_MIN) return true;
+  if ((ix->op != FRIT_OP_ADD && ix->op != FRIT_OP_MUL) || depth > 8) return false;
+  return clamped_index(ix->src[0], depth + 1) || clamped_index(ix->src[1], depth + 1);
+}
+
 /* Records in the loop block how a memory access uses the loop's range: accesses that depend on
  * it other than with stride 1 would make a forced (omp simd) vector loop gather or scatter. */
 static void note_access(cg *g, int b, frit_uop *index_node) {
@@ -469,6 +476,12 @@ static void note_access(cg *g, int b, frit_uop *index_node) {
     int64_t own_stride = b == own && index_node->op == FRIT_OP_INDEX ? constant_stride(g, B, ix) : 0;
     if (own_stride) {
       if (!(own_stride >= 2 && own_stride <= 4)) B->tile_gather = true;
+      continue;
+    }
+    /* a tile's columns clamped at N - 1 (opt_tile.c pad_cols): a gather or scatter once a
+     * tile, after the reductions, where the loop has child loops */
+    if (b == own && index_node->op == FRIT_OP_INDEX && clamped_index(ix, 0)) {
+      B->tile_gather = true;
       continue;
     }
     if (!cgl_stride1(g, ix, B->rix, 0)) {
@@ -534,7 +547,7 @@ static bool emit_memory(cg *g, frit_uop *u, int b) {
       if (B->rix >= 0) {
         frit_uop *six = u->src[0]->op == FRIT_OP_INDEX ? u->src[0]->src[1] : u->src[0];
         if (cgl_stride1(g, six, B->rix, 0)) B->nstores_ok++;
-        else if (constant_stride(g, B, six)) B->nstores_ok++, B->tile_gather = true;
+        else if (constant_stride(g, B, six) || clamped_index(six, 0)) B->nstores_ok++, B->tile_gather = true;
         else B->unsafe = true;
       }
       cg_render_store_conv(&e, k, v);

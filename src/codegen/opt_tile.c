@@ -178,6 +178,49 @@ static frit_uop *gate_store(frit_ctx *ctx, frit_uop *st, frit_uop *row, frit_uop
   return nix ? frit_uop_replace_src(ctx, st, ss, 2) : NULL;
 }
 
+/* The store with i -> ie and j -> je inside its reductions, j -> min(je, N - 1) outside them
+ * (the epilogue's loads and the store's index): see pad_cols in cg_tile. */
+static frit_uop *subst_padded_columns(frit_ctx *ctx, frit_uop *st, frit_uop *i, frit_uop *j, frit_uop *ie,
+                                      frit_uop *je, int64_t N) {
+  enum { MAX_RED = 14 };
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(st, &n);
+  frit_uop *from[MAX_RED + 2] = {i, j}, *to[MAX_RED + 2] = {ie, frit_binary(ctx, FRIT_OP_MIN, je, cint(ctx, je->dtype, N - 1))};
+  int w = 2;
+  bool ok = nodes && to[1];
+  for (size_t k = 0; k < n && ok; k++) {
+    if (nodes[k]->op != FRIT_OP_REDUCE) continue;
+    if (w == MAX_RED + 2) ok = false;
+    frit_uop *r = ok ? cg_subst(ctx, nodes[k], (frit_uop *[]){i, j}, (frit_uop *[]){ie, je}, 2) : NULL;
+    if (!r) ok = false;
+    else from[w] = nodes[k], to[w++] = r;
+  }
+  free(nodes);
+  return ok ? cg_subst(ctx, st, from, to, w) : NULL;
+}
+
+/* Does every load inside st's reductions that depends on jl read consecutive elements along it
+ * (no gather that the padded lanes could take past its buffer)? */
+static bool reduce_loads_all_along(frit_uop *st, frit_uop *jl) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(st, &n);
+  uint8_t *dj = nodes ? dep_map(st, jl, nodes, n) : NULL, *in_red = nodes ? calloc((size_t)st->id + 1, 1) : NULL;
+  bool ok = dj && in_red;
+  for (size_t k = n; k-- > 0 && ok;) { /* parents first: mark what the reductions read */
+    frit_uop *u = nodes[k];
+    if (u->op == FRIT_OP_REDUCE) in_red[u->id] = 1;
+    if (!in_red[u->id]) continue;
+    if (u->op == FRIT_OP_LOAD && dj[u->id] &&
+        !(u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], jl, dj, 0)))
+      ok = false;
+    for (uint32_t q = 0; q < u->nsrc; q++) in_red[u->src[q]->id] = 1;
+  }
+  free(nodes);
+  free(dj);
+  free(in_red);
+  return ok;
+}
+
 frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_choices *ch) {
   frit_uop *g0 = *g0p;
   if (!g0 || ast->op != FRIT_OP_SINK || ast->nsrc != 1) return ast;
@@ -229,7 +272,14 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   bool epi = epilogue_reads_row(e->src[0]->src[1], i);
   for (int64_t t = TI; epi && M % TI && t >= 2; t--)
     if (M % t == 0 && M >= 2 * t) TI = t;
-  if (N % L || TI < 1 || M < 2 * TI) return ast;
+  /* columns past N in the last tile: only where B is read from packed panels (tensor/linalg.c
+   * packed_panels), whose padding repeats column N - 1. Their lanes then compute column N - 1
+   * again, bit for bit, and the epilogue and the store take column min(j, N - 1): they store
+   * the same values there (a scatter, once a tile). Not where the value reads its own element
+   * outside the reductions (as for rows). */
+  bool pad_cols = N % L != 0;
+  if (pad_cols && (contiguous || epi)) return ast;
+  if (TI < 1 || M < 2 * TI) return ast;
   int64_t T = (M + TI - 1) / TI;
   /* the blocks are the threads' work when the rows are the thread axis: a core each here */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -241,7 +291,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   frit_uop *i1 = frit_range(ctx, cint(ctx, dt, NB), 3000, i == g0 ? FRIT_AXIS_GLOBAL : FRIT_AXIS_LOOP);
   frit_uop *i0 = frit_range(ctx, cint(ctx, dt, TB), 3001, FRIT_AXIS_LOOP);
   frit_uop *ii = frit_range(ctx, cint(ctx, dt, TI), 3002, FRIT_AXIS_UPCAST);
-  frit_uop *j0 = frit_range(ctx, cint(ctx, dt, N / (JV * L)), 3003, FRIT_AXIS_LOOP);
+  frit_uop *j0 = frit_range(ctx, cint(ctx, dt, (N + JV * L - 1) / (JV * L)), 3003, FRIT_AXIS_LOOP);
   frit_uop *jv = frit_range(ctx, cint(ctx, dt, JV), 3005, FRIT_AXIS_UPCAST);
   frit_uop *jl = frit_range(ctx, cint(ctx, dt, L), 3004, FRIT_AXIS_LOOP);
   if (!i1 || !i0 || !ii || !j0 || !jv || !jl) return NULL;
@@ -250,14 +300,15 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
   if (ie && clamp) ie = frit_binary(ctx, FRIT_OP_MIN, ie, cint(ctx, dt, M - 1));
   frit_uop *je = add(ctx, mul(ctx, add(ctx, mul(ctx, j0, cint(ctx, dt, JV)), jv), cint(ctx, dt, L)), jl);
   if (!ie || !je) return NULL;
-  frit_uop *from[2] = {i, j}, *to[2] = {ie, je};
-  frit_uop *st = cg_subst(ctx, e->src[0], from, to, 2);
+  frit_uop *st = pad_cols ? subst_padded_columns(ctx, e->src[0], i, j, ie, je, N)
+                         : cg_subst(ctx, e->src[0], (frit_uop *[]){i, j}, (frit_uop *[]){ie, je}, 2);
   if (!st) return ctx->status == FRIT_OK ? ast : NULL;
   if (clamp && epi && (st->src[0]->op != FRIT_OP_INDEX || !(st = gate_store(ctx, st, row, cint(ctx, dt, M)))))
     return ctx->status == FRIT_OK ? ast : NULL;
   /* B packed in panels of JV*L columns (tensor/linalg.c) is read at (j / (JV*L), k, j % (JV*L)):
    * with j as above that simplifies to consecutive jl */
   if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jl))) return st ? ast : NULL;
+  if (pad_cols && !reduce_loads_all_along(st, jl)) return ast;
   frit_uop *es[24];
   int w = 0;
   es[w++] = st;

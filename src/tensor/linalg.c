@@ -52,11 +52,19 @@ static frit_tensor *packed_panels(frit_ctx *ctx, frit_tensor *b, frit_uop *m_dim
   if ((M >= 0 && M < PACK_MIN_DIM) || (K >= 0 && K < PACK_MIN_DIM) || (N >= 0 && N < 2 * PANEL)) return b;
   if (M >= 0 && K >= 0 && N >= 0 && (N % PANEL || M * N * K < ((int64_t)1 << 21))) return b;
   int perm[3] = {1, 0, 2};
-  /* padded by PANEL - 1 zero columns and cut to whole panels: both amounts provably in range */
+  /* padded by PANEL - 1 copies of the last column and cut to whole panels (both amounts provably
+   * in range): a register tile over a last, partial panel computes the last column again in
+   * its padding lanes, bit for bit, and may store them all there (codegen/opt_tile.c) */
   frit_uop *zero = ti_dim(ctx, 0), *panels = ti_dim_cdiv(ctx, nd, PANEL);
   frit_uop *npad = ti_dim_mul(ctx, panels, ti_dim(ctx, PANEL));
-  frit_uop *before[2] = {zero, zero}, *after[2] = {zero, ti_dim(ctx, PANEL - 1)}, *end[2] = {kd, npad};
-  frit_tensor *whole = N >= 0 && N % PANEL == 0 ? b : ti_shrink(ctx, ti_pad(ctx, b, before, after), before, end);
+  frit_uop *before[2] = {zero, zero}, *end[2] = {kd, npad};
+  frit_tensor *whole = b;
+  if (!(N >= 0 && N % PANEL == 0)) {
+    frit_uop *edge[2] = {kd, ti_dim(ctx, PANEL - 1)};
+    frit_tensor *last = ti_expand(ctx, ti_shrink_axis(ctx, b, 1, ti_dim_sub(ctx, nd, ti_dim(ctx, 1)), nd), 2, edge);
+    frit_tensor *parts[2] = {b, last};
+    whole = last ? ti_shrink(ctx, ti_cat(ctx, parts, 2, 1), before, end) : NULL;
+  }
   frit_uop *split[3] = {kd, panels, ti_dim(ctx, PANEL)}, *flat[2] = {kd, npad}, *cut[2] = {kd, nd};
   frit_tensor *packed = frit_contiguous(ctx, frit_permute(ctx, ti_reshape(ctx, whole, 3, split), perm));
   frit_tensor *back = ti_reshape(ctx, frit_permute(ctx, packed, perm), 2, flat);
