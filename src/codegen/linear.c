@@ -240,6 +240,7 @@ void cgl_close_block(cg *g, int b) {
     bool simd = !B->child_bad && !B->unsafe && !B->red_bad && !B->strided &&
                 !(B->loaded_params & B->stored_params);
     if (B->has_store && B->nstores_ok == 0) simd = false;
+    if (B->once) simd = false; /* no loop to vectorise */
     if (B->tile_gather && !B->has_child_loop) simd = false;
     frit_uop *r = g->ranges[B->rix];
     if (B->has_child_loop && !(r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i >= 8)) simd = false;
@@ -285,7 +286,8 @@ void cgl_close_block(cg *g, int b) {
     cgl_line(g, p, "#pragma omp simd");
     cgl_line(g, p, "for (%s r%" PRIu32 " = %" PRId64 "; r%" PRIu32 " < %" PRId64 "; r%" PRIu32 "++) {", T, id, e - tail, id, e, id);
   } else {
-    cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
+    if (B->header.s) cgl_line(g, p, "%s {", B->header.s);
+    else cgl_line(g, p, "{");
   }
   if (B->text.s) cg_puts(&P->text, B->text.s);
   cgl_line(g, p, "}");
@@ -359,7 +361,10 @@ int cgl_open_loop(cg *g, frit_uop *r, int parent) {
     /* a loop of the group's point: its iterations are split across the group's threads */
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = (%s)frit_lid; r%" PRIu32 " < %s; r%" PRIu32 " += (%s)frit_lsz)",
               T, id, T, id, end, id, T);
-  else
+  else if (r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i == 1) {
+    g->blocks[b].once = true;
+    cgl_line(g, b, "const %s r%" PRIu32 " = 0; (void)r%" PRIu32 ";", T, id, id);
+  } else
     cg_printf(&g->blocks[b].header, "for (%s r%" PRIu32 " = 0; r%" PRIu32 " < %s; r%" PRIu32 "++)", T, id, id, end, id);
   return b;
 }

@@ -25,6 +25,8 @@ typedef struct blk {
   int64_t copies; /* copies of the innermost bodies one pass of this block's code holds (unrolling) */
   bool blocking;  /* the loop over the blocks of a pairwise sum's range (linear_reduce.c) */
   bool locals;    /* reads or writes a register array (an accumulator row of a register tile) */
+  bool once;      /* a range of one iteration, rendered as a block: gcc 12 -O3 miscompiled a loop
+                     of one iteration inside a `GCC unroll` loop (tests/python/test_compiler_bugs.py) */
 } blk;
 
 typedef struct nstate {

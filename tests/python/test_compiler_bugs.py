@@ -20,3 +20,23 @@ def test_sum_over_flipped_concat_static_shapes():
     want = f(np, x.astype(np.float64))
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
+
+
+def test_scan_of_one_element_under_an_unrolled_loop_static_shapes():
+    """gcc 12.2 -O3 (AVX2 and AVX-512 alike, not with -fno-tree-loop-vectorize) miscompiled a
+    loop of one iteration (a cumsum over an axis of length 1) inside a `#pragma GCC unroll` loop
+    whose body gathers from a concatenation and takes an exp: the second half of the rows read
+    as zeros. A range of one iteration is now a plain block (codegen/linear.c, blk.once). Found
+    by the program fuzzer (seed 7301380)."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 7, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((5, 2)).astype(np.float32)
+
+    def f(xp, x, w):
+        t = xp.take(xp.concatenate([x, -x], axis=2), 3, axis=-3)
+        return xp.maximum(t, xp.cumsum(xp.exp(t), axis=0)) @ w
+
+    want = f(np, x.astype(np.float64), w.astype(np.float64))
+    for dyn in (False, True):
+        got = frit.jit(lambda a, b: f(frit, a, b), dynamic=dyn)(x, w)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
