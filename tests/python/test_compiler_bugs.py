@@ -40,3 +40,22 @@ def test_scan_of_one_element_under_an_unrolled_loop_static_shapes():
     for dyn in (False, True):
         got = frit.jit(lambda a, b: f(frit, a, b), dynamic=dyn)(x, w)
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+def test_concatenation_read_through_reshapes_static_shapes():
+    """gcc 12.2 -O3 (AVX2 and AVX-512) vectorised the loop of a concatenation [n, -n] read
+    through a reshape, two gated loads of one buffer under complementary conditions, into code
+    that stored zeros for the first elements of the second half; -fno-tree-vrp in the default
+    flags (src/codegen/codegen.h) gives the right code. Eager and default jit ran the same
+    kernel. Found by the program fuzzer (seed 8401408)."""
+    rng = np.random.default_rng(0)
+    x1 = rng.integers(-20, 20, (2, 1, 7)).astype(np.int64)
+
+    def f(xp, x1):
+        n = -xp.reshape(xp.reshape(x1, (7, 2)), (2, 7))
+        return xp.reshape(xp.concatenate([n, -n], axis=0), (14, 2))
+
+    want = f(np, x1)
+    for dyn in (False, True):
+        np.testing.assert_array_equal(np.asarray(frit.jit(lambda a: f(frit, a), dynamic=dyn)(x1)), want)
+    np.testing.assert_array_equal(np.asarray(f(frit, frit.asarray(x1))), want)
