@@ -199,20 +199,24 @@ static frit_uop *subst_padded_columns(frit_ctx *ctx, frit_uop *st, frit_uop *i, 
   return ok ? cg_subst(ctx, st, from, to, w) : NULL;
 }
 
-/* Does every load inside st's reductions that depends on jl read consecutive elements along it
- * (no gather that the padded lanes could take past its buffer)? */
+/* Do the loads inside st's reductions that depend on jl all read one buffer (the packed panels,
+ * whose padding repeats the last column) consecutively along jl? Another one (a gather, or a
+ * vector of N read past its end by the padding lanes) would break pad_cols. */
 static bool reduce_loads_all_along(frit_uop *st, frit_uop *jl) {
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(st, &n);
   uint8_t *dj = nodes ? dep_map(st, jl, nodes, n) : NULL, *in_red = nodes ? calloc((size_t)st->id + 1, 1) : NULL;
   bool ok = dj && in_red;
+  frit_uop *panels = NULL;
   for (size_t k = n; k-- > 0 && ok;) { /* parents first: mark what the reductions read */
     frit_uop *u = nodes[k];
     if (u->op == FRIT_OP_REDUCE) in_red[u->id] = 1;
     if (!in_red[u->id]) continue;
-    if (u->op == FRIT_OP_LOAD && dj[u->id] &&
-        !(u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], jl, dj, 0)))
-      ok = false;
+    if (u->op == FRIT_OP_LOAD && dj[u->id]) {
+      if (!(u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], jl, dj, 0))) ok = false;
+      else if (!panels) panels = u->src[0]->src[0];
+      else if (u->src[0]->src[0] != panels) ok = false;
+    }
     for (uint32_t q = 0; q < u->nsrc; q++) in_red[u->src[q]->id] = 1;
   }
   free(nodes);
