@@ -808,11 +808,6 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
                                       a[u->src[1]->op == FRIT_OP_CONST ? 1 : 0],
                                       u->src[u->src[1]->op == FRIT_OP_CONST ? 1 : 0]->arg.value.f)) {
       /* rendered */
-    } else if (ok && op == FRIT_OP_WHERE && g->dialect == FRIT_DIALECT_C &&
-               (kd == FRIT_F32 || kd == FRIT_F64)) {
-      /* a float select as a bit blend: gcc 12 does not if-convert a loop that also calls the
-       * vector exp (prelude frit_expv), and both arms are computed values here anyway */
-      cg_printf(&e, "frit_blend%s(%s, %s, %s)", kd == FRIT_F32 ? "f" : "d", a[0], a[1], a[2]);
     } else if (ok && cg_no_overflow(u)) {
       cg_printf(&e, "((%s)(%s %s %s))", cg_ctype(kd), a[0], op == FRIT_OP_ADD ? "+" : op == FRIT_OP_SUB ? "-" : "*", a[1]);
     } else if (ok) {

@@ -59,3 +59,19 @@ def test_concatenation_read_through_reshapes_static_shapes():
     for dyn in (False, True):
         np.testing.assert_array_equal(np.asarray(frit.jit(lambda a: f(frit, a), dynamic=dyn)(x1)), want)
     np.testing.assert_array_equal(np.asarray(f(frit, frit.asarray(x1))), want)
+
+
+def test_padded_cos_static_shapes():
+    """gcc 12.2 -O3 (AVX-512) miscompiled a padded cos, three gated loads an iteration, once a
+    float `where` rendered as a bit blend (frit_blendf) instead of `?:`: the padding's select
+    took wrong lanes. frit renders a float where as `?:` again. Found by the program fuzzer (seed
+    9100079, new in this session's code and not in the code before it)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 7, 3)).astype(np.float32)
+
+    def f(xp, x):
+        return xp.pad(xp.cos(x), ((1, 1), (1, 1), (0, 0)))
+
+    want = f(np, x.astype(np.float64))
+    for dyn in (False, True):
+        np.testing.assert_allclose(np.asarray(frit.jit(lambda a: f(frit, a), dynamic=dyn)(x)), want, rtol=1e-6, atol=1e-6)
