@@ -460,7 +460,8 @@ static int64_t constant_stride(const cg *g, const blk *B, frit_uop *ix) {
   return c == INT64_MIN ? 0 : c;
 }
 
-/* Does the index clamp with a MIN (a register tile's columns past N: opt_tile.c pad_cols)? */
+/* Does the index clamp with a MIN (a register tile's columns past N: opt_tile.c pad_cols)?
+ * Asked only of indexes that are not stride 1 in the loop (a clamped gather row is). */
 static bool clamped_index(const frit_uop *ix, int depth) {
   if (ix->op == FRIT_OP_MIN) return true;
   if ((ix->op != FRIT_OP_ADD && ix->op != FRIT_OP_MUL) || depth > 8) return false;
@@ -485,7 +486,7 @@ static void note_access(cg *g, int b, frit_uop *index_node) {
     }
     /* a tile's columns clamped at N - 1 (opt_tile.c pad_cols): a gather or scatter once a
      * tile, after the reductions, where the loop has child loops */
-    if (b == own && index_node->op == FRIT_OP_INDEX && clamped_index(ix, 0)) {
+    if (b == own && index_node->op == FRIT_OP_INDEX && !cgl_stride1(g, ix, B->rix, 0) && clamped_index(ix, 0)) {
       B->tile_gather = true;
       continue;
     }

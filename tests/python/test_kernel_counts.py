@@ -293,3 +293,18 @@ def test_matmul_columns_that_vectors_do_not_divide(n):
     np.testing.assert_allclose(np.asarray(dyn(a, b)), np.maximum(want, -1), rtol=1e-4, atol=1e-3)
     if n > 100:
         assert "specialised" in dyn.lower(a, b).info, dyn.lower(a, b).info
+
+
+def test_gather_rows_keep_their_vector_loop():
+    """A row gather (take along axis 0, its index clamped by a MIN) reads each row with stride 1:
+    its loop stays a vector loop. The clamp of pad_cols' store columns (not stride 1) once
+    marked every MIN-clamped index a gather, and the take lost its `omp simd`."""
+    import frit
+    x = np.random.default_rng(2).random((64, 256)).astype(np.float32)
+    i = np.array([3, 63, 0, 5])
+    g = frit.jit(lambda a, b: frit.take(a, b, axis=0) * 2.0, dynamic=False)
+    src = g.lower(x, i).source
+    assert "#pragma omp simd" in src[src.index("void frit_k"):], src[src.index("void frit_k"):]
+    np.testing.assert_allclose(np.asarray(g(x, i)), np.take(x, i, axis=0) * 2)
+    np.testing.assert_allclose(np.asarray(frit.take(frit.asarray(x), frit.asarray(i), axis=0) * 2.0),
+                               np.take(x, i, axis=0) * 2)
