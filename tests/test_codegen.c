@@ -465,7 +465,7 @@ static void test_vectorized(void) {
   if (!f) return;
   fputs(p->source, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "%s %s -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", cfg.cc, FRIT_CG_DEFAULT_CFLAGS, path);
+  snprintf(cmd, sizeof cmd, "%s %s -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", cfg.cc, cfg.cflags, path);
   FILE *pp = popen(cmd, "r");
   char out[8192];
   size_t n = pp ? fread(out, 1, sizeof out - 1, pp) : 0;

@@ -298,7 +298,7 @@ static int vectorized_loops(const char *source) {
   fclose(f);
   /* with the define frit's compile adds to these flags (compile.c prelude_defines) */
   snprintf(cmd, sizeof cmd, "%s %s -DFRIT_OMP_SIMD -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", cfg.cc,
-           FRIT_CG_DEFAULT_CFLAGS, path);
+           cfg.cflags, path);
   FILE *pp = popen(cmd, "r");
   char out[8192];
   size_t n = pp ? fread(out, 1, sizeof out - 1, pp) : 0;

@@ -436,7 +436,7 @@ static void test_plain_loop(void) {
   if (!fp) return;
   fputs(p->source, fp);
   fclose(fp);
-  snprintf(cmd, sizeof cmd, "%s %s -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", cfg.cc, FRIT_CG_DEFAULT_CFLAGS, path);
+  snprintf(cmd, sizeof cmd, "%s %s -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", cfg.cc, cfg.cflags, path);
   FILE *pp = popen(cmd, "r");
   char out[8192];
   size_t nr = pp ? fread(out, 1, sizeof out - 1, pp) : 0;

@@ -25,20 +25,24 @@ typedef void (*frit_kernel_fn)(void *const *bufs, const int64_t *vars, int64_t g
  * owned by the ctx. */
 typedef struct frit_cg_config {
   const char *cc;        /* opts->cc, else $FRIT_CC, else "cc" */
-  const char *cflags;    /* opts->cflags, else $FRIT_CFLAGS, else FRIT_CG_DEFAULT_CFLAGS */
+  const char *cflags;    /* opts->cflags, else $FRIT_CFLAGS, else FRIT_CG_DEFAULT_CFLAGS (gcc: and FRIT_CG_GCC_CFLAGS) */
   const char *cache_dir; /* opts->cache_dir, else $FRIT_CACHE_DIR, else $XDG_CACHE_HOME/frit,
                             else $HOME/.cache/frit (NULL when none of these is known) */
 } frit_cg_config;
 
 /* --param=max-completely-peel-times=0: gcc 12.2 -O3 miscompiles a float sum over a completely
- * unrolled reversed inner loop; -fno-tree-vrp: gcc 12.2 -O3 vectorised loops with two gated
- * loads under complementary conditions (a concatenation read through a reshape) or a gated load
- * beside a one-iteration loop into wrong code, on AVX2 and AVX-512 alike; value-range
- * propagation off was the one flag that fixed both and cost nothing measurable on the kernels
- * timed (tests/python/test_compiler_bugs.py). clang ignores both (a warning for the flag). */
+ * unrolled reversed inner loop. clang ignores it. */
 #define FRIT_CG_DEFAULT_CFLAGS \
-  "-O3 -march=native -fPIC -shared -fopenmp-simd -fno-math-errno -ffp-contract=off --param=max-completely-peel-times=0 " \
-  "-fno-tree-vrp"
+  "-O3 -march=native -fPIC -shared -fopenmp-simd -fno-math-errno -ffp-contract=off --param=max-completely-peel-times=0"
+
+/* Appended to the default flags when the compiler is gcc (clang rejects -fno-code-hoisting).
+ * gcc 12.2 -O3 vectorises loops whose iterations hold gated loads (a concatenation or a pad read
+ * through reshapes, two loads of one buffer under complementary conditions; masked AVX-512 loads
+ * beside a loop of one iteration) into wrong code: the loads hoisted out of their branches by
+ * code hoisting (a part of PRE) and value-range facts taken from the conditions meet in the
+ * vectoriser. Found by the program fuzzer (tests/python/test_compiler_bugs.py); each flag alone
+ * leaves one of those programs wrong, both together fix all of them. */
+#define FRIT_CG_GCC_CFLAGS "-fno-tree-vrp -fno-code-hoisting"
 
 /* The kernel cache directory when none is configured: $FRIT_CACHE_DIR, else
  * $XDG_CACHE_HOME/frit, else $HOME/.cache/frit (malloc'd; NULL when none of these is known).

@@ -76,11 +76,16 @@ char *frit_cg_default_cache_dir(void) {
   return r;
 }
 
+static const char *compiler_version(frit_ctx *ctx, const char *cc);
+
 frit_status frit_codegen_config(frit_ctx *ctx, const frit_compile_opts *opts, frit_cg_config *out) {
   const char *cc = opts && opts->cc ? opts->cc : env_nonempty("FRIT_CC");
   const char *fl = opts && opts->cflags ? opts->cflags : env_nonempty("FRIT_CFLAGS");
   out->cc = ctx_strdup(ctx, cc ? cc : "cc");
-  out->cflags = ctx_strdup(ctx, fl ? fl : FRIT_CG_DEFAULT_CFLAGS);
+  if (fl) out->cflags = ctx_strdup(ctx, fl);
+  else if (strstr(compiler_version(ctx, out->cc ? out->cc : "cc"), "clang"))
+    out->cflags = ctx_strdup(ctx, FRIT_CG_DEFAULT_CFLAGS);
+  else out->cflags = ctx_strdup(ctx, FRIT_CG_DEFAULT_CFLAGS " " FRIT_CG_GCC_CFLAGS);
   out->cache_dir = NULL;
   if (opts && opts->cache_dir) {
     out->cache_dir = ctx_strdup(ctx, opts->cache_dir);

@@ -75,3 +75,21 @@ def test_padded_cos_static_shapes():
     want = f(np, x.astype(np.float64))
     for dyn in (False, True):
         np.testing.assert_allclose(np.asarray(frit.jit(lambda a: f(frit, a), dynamic=dyn)(x)), want, rtol=1e-6, atol=1e-6)
+
+
+def test_flipped_sums_of_a_pad_under_a_scan_of_one_element_static_shapes():
+    """gcc 12.2 -O3 (AVX-512) vectorised the outer loop of the sums of a padded array, flipped,
+    under a cumsum over an axis of length 1, with masked loads that read the wrong rows (a value
+    from past the buffer's end for one of them). Right at -O0, with clang, and with
+    -fno-code-hoisting, now among the flags frit adds for gcc (src/codegen/codegen.h). Found by
+    the program fuzzer (seed 9003937)."""
+    x = np.arange(1, 21, dtype=np.int32).reshape(5, 2, 2)
+
+    def f(xp, x):
+        p = xp.pad(x, ((2, 2), (1, 2), (1, 1)))
+        return xp.cumsum(xp.flip(xp.sum(p, axis=2, keepdims=True, dtype=xp.int64), axis=1), axis=-1)
+
+    want = f(np, x)
+    for dyn in (False, True):
+        np.testing.assert_array_equal(np.asarray(frit.jit(lambda a: f(frit, a), dynamic=dyn)(x)), want)
+    np.testing.assert_array_equal(np.asarray(f(frit, frit.asarray(x))), want)
