@@ -38,7 +38,8 @@ static bool dim_is_one(const frit_uop *d) { return frit_dim_value(d) == 1; }
  * consecutive memory instead of striding N elements (a new page every few k) per k: 3x on a
  * 1024^2 f32 matmul. The copy costs one pass over B, the product M passes; small static products
  * keep B as it is. Symbolic sizes (default jit, eager) cannot be judged when the graph is built:
- * B is packed (zero-padded to whole panels) unless a static dim is small. */
+ * B is packed unless a static dim is small. A static N that panels do not divide is packed too
+ * (padded, below): unpacked, its product was not register-tiled (2x slower at 1020^2). */
 enum { PACK_MIN_DIM = 64 };
 
 static frit_tensor *packed_panels(frit_ctx *ctx, frit_tensor *b, frit_uop *m_dim) {
@@ -50,7 +51,7 @@ static frit_tensor *packed_panels(frit_ctx *ctx, frit_tensor *b, frit_uop *m_dim
   int64_t lanes = frit_host_tile_lanes(frit_tensor_dtype(b));
   int64_t PANEL = N >= 0 && N % (2 * lanes) && N % lanes == 0 ? lanes : 2 * lanes;
   if ((M >= 0 && M < PACK_MIN_DIM) || (K >= 0 && K < PACK_MIN_DIM) || (N >= 0 && N < 2 * PANEL)) return b;
-  if (M >= 0 && K >= 0 && N >= 0 && (N % PANEL || M * N * K < ((int64_t)1 << 21))) return b;
+  if (M >= 0 && K >= 0 && N >= 0 && M * N * K < ((int64_t)1 << 21)) return b;
   int perm[3] = {1, 0, 2};
   /* padded by PANEL - 1 copies of the last column and cut to whole panels (both amounts provably
    * in range): a register tile over a last, partial panel computes the last column again in

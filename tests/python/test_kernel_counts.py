@@ -1,6 +1,7 @@
 """Golden kernel counts of the fusing scheduler (frit_program_num_kernels) for the shapes of
 program that must fuse, and the memory plan's reuse of intermediates. Results are also checked
 against numpy, so a count is never met by computing something else."""
+import re
 import numpy as np
 import pytest
 
@@ -272,7 +273,7 @@ def _cpu_has(flag):
 def test_matmul_columns_that_vectors_do_not_divide(n):
     """Columns that whole 16-lane vectors do not cover. Where 8 lanes divide N (24, 40, 1000),
     the tiler takes 8-lane tiles (the static kernel's vector loop runs over 8 lanes). Elsewhere
-    (1020, 1023) the default paths, whose B is packed in panels padded with copies of its last
+    (1020, 1023) every path, whose B is packed in panels padded with copies of its last
     column, tile the padded columns and store the last column's copies at column N - 1.
     Untiled, a 1000^2 or 1023^2 product read B's panels with a stride of 32 per k (550-600 ms
     on the default paths). Results match numpy on the static, default-jit and eager paths; the
@@ -287,6 +288,10 @@ def test_matmul_columns_that_vectors_do_not_divide(n):
     src = static.lower(a, b).source
     if _cpu_has("avx2") and n % 8 == 0:  # 8 or 16 float lanes a tile vector
         assert "< ((int64_t)8LL); r" in src, src[src.index("void frit_k"):]
+    if _cpu_has("avx2") and n > 100:  # a register tile: a vector loop of several accumulators
+        body = src[src.index("void frit_k"):]
+        assert re.search(r"omp simd\n\s*for \(int64_t r\d+ = 0; r\d+ < \(\(int64_t\)(8|16)LL\)", body), body
+        assert body.count("frit_fmaf(") >= 4, body
     dyn = frit.jit(lambda x, y: frit.maximum(x @ y, -1.0))
     for got in (static(a, b), frit.jit(lambda x, y: x @ y)(a, b), frit.asarray(a) @ frit.asarray(b)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-3)
