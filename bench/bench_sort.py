@@ -1,7 +1,8 @@
 """Sorting benchmarks, each with its numpy peer measured in this same process: frit.sort of 1e6
 and 1e7 float32 (one row, split into chunks over the threads) vs np.sort, frit.argsort (stable)
 of 1e6 float32 vs np.argsort(kind="stable"), and batches of 1000 rows of 1000 and 10000 rows of
-100 float32 sorted along the last axis (rows in parallel) vs np.sort. Prints JSON lines like
+100 float32 sorted along the last axis (rows in parallel) vs np.sort, and the argsort of 10000
+rows of 100 vs np.argsort. Prints JSON lines like
 bench_control.py; bench/run merges them.
 Usage: bench_sort.py [NAME...] (names containing one of these run; none: all)."""
 import json
@@ -72,13 +73,24 @@ def bench_argsort(n, name):
     emit(name, tf, "np.argsort(kind='stable') (same run)", tn, ok)
 
 
-def bench_rows(r, n, name):
+def bench_rows(r, n, name, arg=False):
     x = np.random.default_rng(2).standard_normal((r, n)).astype(np.float32)
-    f = frit.jit(lambda a: frit.sort(a, axis=-1))
-    ok = bool(np.array_equal(np.asarray(f(x)), np.sort(x, axis=-1)))
-    tf = times(lambda: np.asarray(f(x)))
-    tn = times(lambda: np.sort(x, axis=-1))
-    emit(name, tf, "np.sort(axis=-1) (same run)", tn, ok, note="rows in parallel on frit's threads")
+    if arg:
+        f = frit.jit(lambda a: frit.argsort(a, axis=-1))
+        ok = bool(np.array_equal(np.asarray(f(x)), np.argsort(x, axis=-1, kind="stable")))
+        tf = times(lambda: np.asarray(f(x)))
+        tn = times(lambda: np.argsort(x, axis=-1))
+        peer = "np.argsort(axis=-1) (its default quicksort, not stable; same run)"
+    else:
+        f = frit.jit(lambda a: frit.sort(a, axis=-1))
+        ok = bool(np.array_equal(np.asarray(f(x)), np.sort(x, axis=-1)))
+        tf = times(lambda: np.asarray(f(x)))
+        tn = times(lambda: np.sort(x, axis=-1))
+        peer = "np.sort(axis=-1) (same run)"
+    note = "rows in parallel on frit's threads"
+    if n <= 256:
+        note += "; a bitonic network over 32 rows at a time%s" % (" on keys widened by the position" if arg else "")
+    emit(name, tf, peer, tn, ok, note=note)
 
 
 BENCHES = [("sort_f32_1m", lambda: bench_sort(1_000_000, "sort_f32_1m")),
@@ -86,7 +98,8 @@ BENCHES = [("sort_f32_1m", lambda: bench_sort(1_000_000, "sort_f32_1m")),
            ("sort_i32_1m", lambda: bench_sort(1_000_000, "sort_i32_1m", np.int32)),
            ("argsort_f32_1m", lambda: bench_argsort(1_000_000, "argsort_f32_1m")),
            ("sort_rows_1000x1000", lambda: bench_rows(1000, 1000, "sort_rows_1000x1000")),
-           ("sort_rows_10000x100", lambda: bench_rows(10000, 100, "sort_rows_10000x100"))]
+           ("sort_rows_10000x100", lambda: bench_rows(10000, 100, "sort_rows_10000x100")),
+           ("argsort_rows_10000x100", lambda: bench_rows(10000, 100, "argsort_rows_10000x100", arg=True))]
 
 if __name__ == "__main__":
     want = sys.argv[1:]

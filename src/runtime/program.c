@@ -242,13 +242,17 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
   return FRIT_OK;
 }
 
-/* Iterations of kernel k's loop nest (saturating), the parallelism decision's input. */
-int64_t frit_rt_kernel_work(frit_program *p, int k) {
+/* Iterations of kernel k's loop nest (saturating), the parallelism decision's input; a loop whose
+ * trip count the bindings do not give (a kernel's own variable) counts as big, and *unknown is
+ * set (NULL: not asked). */
+int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown) {
   int64_t work = 1;
+  if (unknown) *unknown = false;
   for (int r = 0; r < p->c->nranges[k]; r++) {
     int64_t e;
     if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
       frit_clear_error(p->ctx);
+      if (unknown) *unknown = true;
       return INT64_MAX; /* unknown: treat as big */
     }
     if (e <= 0) return 0;
@@ -281,9 +285,10 @@ static frit_status run_kernel(frit_program *p, int k) {
   } else {
     const frit_cg_kernel *ck = &c->cg->kernels[k];
     frit_kernel_fn fn = ck->fn;
-    int64_t extent, work = frit_rt_kernel_work(p, k);
+    bool unknown;
+    int64_t extent, work = frit_rt_kernel_work(p, k, &unknown);
     bool have = false, alone = false;
-    frit_status st = frit_rt_specialised(p, k, work, &fn, &extent, &have, &alone);
+    frit_status st = frit_rt_specialised(p, k, unknown ? -1 : work, &fn, &extent, &have, &alone);
     if (st != FRIT_OK) return st;
     if (!have) {
       st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);

@@ -95,8 +95,8 @@ frit_rt_stats frit_rt_stats_get(frit_ctx *ctx);
 frit_status frit_rt_eval(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars, int64_t *out);
 
 /* Iterations of kernel k's loop nest under p's current bindings (saturating; INT64_MAX when
- * unknown): the parallelism decision's input and the profiler's FLOP multiplier. */
-int64_t frit_rt_kernel_work(frit_program *p, int k);
+ * unknown, and then *unknown set when given): the parallelism decision's input. */
+int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown);
 
 /* Threads from opts, $FRIT_THREADS or the online CPUs (at least 1). */
 int frit_rt_default_threads(const frit_compile_opts *opts);
@@ -105,7 +105,7 @@ int frit_rt_default_threads(const frit_compile_opts *opts);
 frit_program *frit_rt_program_new(frit_ctx *ctx, frit_rt_compiled *c, const frit_cg_config *cfg,
                                   int threads);
 /* The variant of kernel k compiled for the sizes of this run, when its work (loop iterations)
- * makes one worth having (specialize.c): *have set with *fn, *extent and *alone (a tuning chose
+ * (-1: unknown) makes one worth having (specialize.c): *have set with *fn, *extent and *alone (a tuning chose
  * the calling thread alone); else the generic code
  * runs. A variant that cannot be built is no error (the generic code stays in use) except under
  * FRIT_SPECIALISE=always, which the tests use to check every kernel's variant. */

@@ -99,6 +99,9 @@ frit_status frit_rt_specialised(frit_program *p, int k, int64_t work, frit_kerne
   *alone = false;
   if (p->specialise == 0 || c->interpret) return FRIT_OK;
   if (p->specialise == 2) work = INT64_MAX;
+  /* unknown (a loop bounded by a kernel's own variable, e.g. the sort network's stages): maybe
+   * little work, so a variant is compiled on the second run at the same sizes, not the first */
+  if (work < 0) work = SPEC_MIN_WORK;
   if (work < SPEC_MIN_WORK) return FRIT_OK;
   if (!c->spec) {
     int nk = c->sched->nkernels;

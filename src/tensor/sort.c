@@ -348,10 +348,15 @@ static void net_exchange(frit_ctx *ctx, frit_tensor *t, frit_tensor *blk, int m,
   frit_kernel_loop_end(ctx);
 }
 
-/* The rows (R, n) of keys k, sorted ascending into out (R, n), when cond (NULL: always). */
+/* The rows (R, n) of keys k sorted ascending into out (R, n), when cond (NULL: always). With
+ * `positions` (an argsort, keys of at most 32 bits), out gets the positions that sort each row,
+ * stably: the network sorts keys widened by POS_BITS bits that hold the position (unique keys
+ * whose order is the stable order), and the store keeps those bits. */
+#define POS_BITS 8 /* positions < NET_MAX */
 static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n, frit_tensor *cond, frit_tensor *k,
-                         frit_tensor **out) {
-  frit_dtype ut = TI_U(k)->dtype;
+                         bool positions, frit_tensor **out) {
+  frit_dtype kt = TI_U(k)->dtype, ut = kt;
+  if (positions) ut = frit_dtype_bits(kt) == 8 ? FRIT_U16 : frit_dtype_bits(kt) == 16 ? FRIT_U32 : FRIT_U64;
   int64_t nstat = frit_dim_value(N), P = 1;
   while (nstat >= 0 && P < nstat) P *= 2;
   frit_uop *blocks = grid_dim(ctx, ti_dim_cdiv(ctx, R, NET_LANES));
@@ -387,6 +392,7 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
   frit_kernel_loop_begin(ctx, zero, lanes, one, &b);
   frit_tensor *r = k2(ctx, FRIT_OP_MIN, k2(ctx, FRIT_OP_ADD, base, b), last);
   frit_tensor *v = ld2(ctx, k, r, k2(ctx, FRIT_OP_MIN, i, nlast));
+  if (positions) v = k2(ctx, FRIT_OP_OR, k2(ctx, FRIT_OP_SHL, ti_cast(ctx, v, ut), kc(ctx, ut, POS_BITS)), ti_cast(ctx, i, ut));
   st3(ctx, t, blk, i, b, ti_where(ctx, k2(ctx, FRIT_OP_CMPLT, i, n), v, umax));
   frit_kernel_loop_end(ctx);
   frit_kernel_loop_end(ctx);
@@ -422,7 +428,9 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
   frit_tensor *rr = k2(ctx, FRIT_OP_ADD, base, b);
   frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLT, rr, rows));
   frit_kernel_loop_begin(ctx, zero, n, one, &i);
-  st2(ctx, *out, rr, i, ld3(ctx, t, blk, i, b));
+  frit_tensor *sorted = ld3(ctx, t, blk, i, b);
+  if (positions) sorted = ti_cast(ctx, k2(ctx, FRIT_OP_AND, sorted, kc(ctx, ut, (1 << POS_BITS) - 1)), TI_U(*out)->dtype);
+  st2(ctx, *out, rr, i, sorted);
   frit_kernel_loop_end(ctx);
   frit_kernel_if_end(ctx);
   frit_kernel_loop_end(ctx);
@@ -439,7 +447,7 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
  * (many threads per row). Radix passes go through two scratch
  * pairs: A (the inputs) -> B -> C -> B ... The scratch buffers get distinct fill values: equal
  * constant tensors are one node (hash-consing), and a kernel would then write two buffers as one. */
-static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, bool costly_keys) {
+static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, bool positions, bool costly_keys) {
   const frit_shape *s = ti_shape(ctx, k);
   frit_uop *R = s->dims[0], *N = s->dims[1];
   int64_t nstat = frit_dim_value(N);
@@ -453,7 +461,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
    * symbolic rows would double the code to compile) */
   bool stat = nstat >= 0, few = frit_dim_value(R) >= 0 && frit_dim_value(R) <= FEW_ROWS;
   /* many rows of keys alone: the network up to NET_MAX, where the insertion sort would be too */
-  bool net = !vals && !few;
+  bool net = !few && (!vals || (positions && frit_dtype_bits(ut) <= 32));
   int64_t small_max = net ? NET_MAX : SMALL_ROW;
   bool may_insert = !net && (!stat || nstat <= SMALL_ROW), may_net = net && (!stat || nstat <= NET_MAX);
   bool may_mid = !few && (!stat || nstat > small_max), may_long = few && (!stat || nstat > SMALL_ROW);
@@ -470,7 +478,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
   if (!gt_small || !small) return NULL;
   if (may_net) {
     frit_tensor *cond = stat ? NULL : k2(ctx, FRIT_OP_AND, small, k2(ctx, FRIT_OP_CMPLT, kc(ctx, FRIT_I64, 0), ntensor));
-    if (!network_rows(ctx, R, N, ntensor, cond, k, &bk[res])) return NULL;
+    if (!network_rows(ctx, R, N, ntensor, cond, k, vals != NULL, vals ? &bv[res] : &bk[res])) return NULL;
   }
   if (may_mid) {
     frit_tensor *cnt = fill(ctx, FRIT_I64, 2, 2, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), ti_dim(ctx, 256)});
@@ -600,7 +608,7 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
   frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
   frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : NULL;
   if (!keys || (arg && !vals)) return NULL;
-  frit_tensor *sorted = sort_rows(ctx, keys, vals, frit_dtype_is_float(dt));
+  frit_tensor *sorted = sort_rows(ctx, keys, vals, arg, frit_dtype_is_float(dt));
   if (sorted && !arg) sorted = from_keys(ctx, sorted, dt, descending != 0);
   if (sorted && !arg && frit_dtype_is_float(dt)) sorted = restore_zeros_nans(ctx, sorted, rows, descending != 0);
   /* the rule sees the rows the kernel reads; the moves around them differentiate as a graph */
