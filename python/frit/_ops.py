@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _dtypes as D
 from . import _lib as L
+from . import _session as S
 from ._array import Array, apply, asarray, operand, operands2, weak_scalar, weak_dtype, is_weak
 from ._errors import FritError, FritTypeError
 
@@ -235,6 +236,9 @@ def _b_dot(ctx, ts):
 def _b_conv2d(ctx, ts, stride, padding, dilation, groups):
     return fn["frit_conv2d"](ctx, ts[0], ts[1], ts[2] if len(ts) > 2 else None, stride, padding,
                              dilation, groups)
+
+
+S.REPLAY_MEMO.add(_b_conv2d)
 
 
 def _b_pool(ctx, ts, name, kernel, stride, padding):

@@ -145,6 +145,27 @@ def capture_file(write):
     return text
 
 
+# Builders whose graph is costly to build again at every realisation (a sort builds dozens of
+# kernels) or not the same graph when built again (conv2d's gradient rule takes fresh copies of
+# its inputs, so every eager conv compiled a program of its own): their replays are memoised
+# per program cache by (builder, parameters, input tensors), which gives the same tensor, hence
+# a program cache hit. Only builders that are pure functions of those are listed.
+REPLAY_MEMO = set()
+
+
+def _memo_key(build, params, ts):
+    if build not in REPLAY_MEMO:
+        return None
+    key = [build, tuple(ts)]
+    for p in params:
+        key.append(tuple(p) if isinstance(p, C.Array) else p)
+    try:
+        hash(tuple(key))
+    except TypeError:
+        return None
+    return tuple(key)
+
+
 class Program:
     """A compiled program of a session (freed with the session's ctx)."""
     __slots__ = ("sess", "ptr", "input_names", "nout", "slot_of_input", "bind", "bind_names",
@@ -224,6 +245,7 @@ class Session:
                                   L.BOUNDS[bounds or DEFAULT_BOUNDS], enc(device))
         self._programs = {}
         self._canon = {}     # (slot, dtype code, dimspec) -> canonical input tensor
+        self._built = {}     # (build, params, input tensors) -> tensor, for REPLAY_MEMO builds
         self._vars = {}      # duck-size variable -> DEFINE_VAR node "n<j>" / "N<j>"
         self._consts = {}
         self.leaf_inputs = weakref.WeakValueDictionary()  # "c<id>" -> concrete leaf node
@@ -368,9 +390,15 @@ class Session:
                 raise n.abstract_error()
             else:
                 build, ops, params = n.expr
-                t = build(ptr, [visit(o) for o in ops], *params)
-                if not t:
-                    raise self.error()
+                ts = [visit(o) for o in ops]
+                key = _memo_key(build, params, ts)
+                t = None if key is None else self._built.get(key)
+                if t is None:
+                    t = build(ptr, ts, *params)
+                    if not t:
+                        raise self.error()
+                    if key is not None:
+                        self._built[key] = t
             memo[n] = t
             return t
 

@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtypes as D
 from . import _lib as L
 from . import _ops as O
+from . import _session as S
 from ._array import Array, apply, operand
 from ._errors import FritError, FritTypeError
 
@@ -47,6 +48,9 @@ def _b_argsort(ctx, ts, axis, desc):
 
 def _b_searchsorted(ctx, ts, right):
     return L.lib.frit_searchsorted(ctx, ts[0], ts[1], right, ts[2] if len(ts) > 2 else None)
+
+
+S.REPLAY_MEMO.update((_b_sort, _b_argsort, _b_searchsorted))
 
 
 def _no_kernel(name):

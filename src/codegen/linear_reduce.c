@@ -206,8 +206,8 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   for (int m = 0; m < ng; m++) {
     pw[m] = pr && pairwise_member(grp[m]);
     snprintf(accb[m], sizeof accb[m], "%s%s", acc[m], pw[m] ? "_b" : "");
-    if (pw[m])
-      cgl_line(g, b, "frit_pw_%s %s_pw = {{0}, 0};", pw_name(frit_dtype_kind(grp[m]->dtype)), acc[m]);
+    if (pw[m]) /* s[i] is read only once written: its 64 entries need no clearing per point */
+      cgl_line(g, b, "frit_pw_%s %s_pw; %s_pw.n = 0;", pw_name(frit_dtype_kind(grp[m]->dtype)), acc[m], acc[m]);
   }
   int inner = b, outer = -1;
   for (uint32_t i = 1; i < u->nsrc; i++) {

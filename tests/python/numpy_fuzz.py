@@ -413,6 +413,18 @@ class Gen:
         kd = ", keepdims=True" if r.random() < 0.3 else ""
         return "xp.%s(%s, axis=%r%s)" % (fn, an, self.axis(a), kd)
 
+    def sorting(self, a, an, vals):
+        """sort (values: -0.0 and 0.0 compare equal) and a stable argsort; the argsort only of
+        exact values (integers, bools, inputs), whose order a rounding difference upstream
+        cannot change."""
+        r = self.rng
+        if a.ndim == 0:
+            return "xp.sort(%s, axis=None)" % an
+        ax = None if r.random() < 0.2 else int(r.integers(-a.ndim, a.ndim))
+        if r.random() < 0.5 and (a.dtype.kind in "biu" or an.startswith("x")):
+            return "xp.argsort(%s, axis=%r, kind='stable')" % (an, ax)
+        return "xp.sort(%s, axis=%r)" % (an, ax)
+
     def indexing(self, a, an, vals):
         r = self.rng
         if a.ndim == 0:
@@ -496,7 +508,7 @@ def _factor(n, r):
 
 
 KINDS = [("elementwise", 5), ("movement", 4), ("reduction", 2), ("indexing", 1.5),
-         ("scatter", 1), ("matmul", 1), ("control", 1)]
+         ("scatter", 1), ("matmul", 1), ("control", 1), ("sorting", 1)]
 
 
 def generate(seed, known=False, nsteps=None):
