@@ -168,9 +168,13 @@ static frit_uop *grid_dim(frit_ctx *ctx, frit_uop *d) {
   return m ? frit_simplify(ctx, m) : NULL;
 }
 
-/* The chunks of R rows of n (N as a dim) elements: rx without its counts. */
-static bool chunk_grid(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n, radix *rx) {
-  *rx = (radix){.n = n, .C = ti_dim_cdiv(ctx, N, CHUNK), .rows = grid_dim(ctx, R)};
+/* The chunks of R rows of n (N as a dim) elements: rx without its counts. live (NULL: 1) is a
+ * dim of value 0 or 1 that multiplies the chunk count: 0 where the run takes another path, so
+ * that the kernels have no points (and no work that a size-specialised variant would be built
+ * for). */
+static bool chunk_grid(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n, frit_uop *live, radix *rx) {
+  frit_uop *C = ti_dim_cdiv(ctx, N, CHUNK);
+  *rx = (radix){.n = n, .C = live ? ti_dim_mul(ctx, C, live) : C, .rows = grid_dim(ctx, R)};
   rx->nchunks = frit_tensor_of(ctx, rx->C);
   if (frit_dim_value(R) >= 0)
     rx->grid_nd = 1, rx->grid[0] = grid_dim(ctx, ti_dim_mul(ctx, R, rx->C));
@@ -359,7 +363,9 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
   if (positions) ut = frit_dtype_bits(kt) == 8 ? FRIT_U16 : frit_dtype_bits(kt) == 16 ? FRIT_U32 : FRIT_U64;
   int64_t nstat = frit_dim_value(N), P = 1;
   while (nstat >= 0 && P < nstat) P *= 2;
-  frit_uop *blocks = grid_dim(ctx, ti_dim_cdiv(ctx, R, NET_LANES));
+  frit_uop *blocks = ti_dim_cdiv(ctx, R, NET_LANES);
+  if (nstat < 0) blocks = ti_dim_mul(ctx, blocks, positive(ctx, ti_dim_sub(ctx, ti_dim(ctx, NET_MAX + 1), N)));
+  blocks = grid_dim(ctx, blocks);
   /* a static n gets its own P; a symbolic one room for any P < 2n that the network takes */
   frit_uop *room = nstat >= 0 ? ti_dim(ctx, P)
                               : frit_binary(ctx, FRIT_OP_MIN, ti_dim_mul(ctx, N, ti_dim(ctx, 2)), ti_dim(ctx, NET_MAX));
@@ -483,11 +489,13 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
   if (may_mid) {
     frit_tensor *cnt = fill(ctx, FRIT_I64, 2, 2, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), ti_dim(ctx, 256)});
     frit_tensor *cond = stat ? NULL : ti_alu1(ctx, FRIT_OP_NOT, small);
-    if (!radix_rows(ctx, R, ntensor, cond, k, vals, bk, bv, &cnt, passes)) return NULL;
+    /* with a symbolic n, no points where the run takes another path (nor work to specialise) */
+    frit_uop *RM = stat ? R : ti_dim_mul(ctx, R, gt_small);
+    if (!radix_rows(ctx, RM, ntensor, cond, k, vals, bk, bv, &cnt, passes)) return NULL;
   }
   if (may_long) {
     radix rx;
-    if (!chunk_grid(ctx, R, N, ntensor, &rx)) return NULL;
+    if (!chunk_grid(ctx, R, N, ntensor, stat ? NULL : gt_small, &rx)) return NULL;
     rx.cnt = fill(ctx, FRIT_I64, 5, 3, (frit_uop *const[]){ti_dim_mul(ctx, R, gt_small), rx.C, ti_dim(ctx, 256)});
     if (!rx.cnt) return NULL;
     for (int p = 0; p < passes; p++) {
@@ -497,7 +505,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
   }
   if (may_insert) {
     frit_tensor *r, *i, **ts[2] = {&bk[res], &bv[res]};
-    frit_uop *RG = grid_dim(ctx, R);
+    frit_uop *RG = grid_dim(ctx, stat ? R : ti_dim_mul(ctx, R, positive(ctx, ti_dim_sub(ctx, ti_dim(ctx, SMALL_ROW + 1), N))));
     if (!begin(ctx, "sort_short", 1, &RG, &r)) return NULL;
     if (!stat) frit_kernel_if_begin(ctx, small);
     frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
@@ -523,7 +531,7 @@ static frit_tensor *restore_zeros_nans(frit_ctx *ctx, frit_tensor *sorted, frit_
   frit_tensor *n = frit_tensor_of(ctx, s->dims[1]), *zero = kc(ctx, FRIT_I64, 0), *one = kc(ctx, FRIT_I64, 1);
   frit_tensor *two = kc(ctx, FRIT_I64, 2), *r, *c, *lo, *hi, *i;
   radix rx;
-  if (!n || !chunk_grid(ctx, s->dims[0], s->dims[1], n, &rx)) return NULL;
+  if (!n || !chunk_grid(ctx, s->dims[0], s->dims[1], n, NULL, &rx)) return NULL;
   frit_tensor *cnt = fill(ctx, FRIT_I64, 7, 3, (frit_uop *const[]){s->dims[0], rx.C, ti_dim(ctx, 3)});
   frit_tensor **ts[2] = {&cnt, &sorted};
   if (!cnt) return NULL;

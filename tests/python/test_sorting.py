@@ -168,6 +168,26 @@ def test_sort_many_short_rows_network(rng):
     assert dyn.fallback_count == 0
 
 
+def test_paths_not_taken_have_no_points(rng):
+    """Under the default jit a sort builds its network, radix and insertion kernels, each guarded
+    by its condition on the row length; the kernels of the paths a run does not take have no
+    points, so no size-specialised variant is compiled for them (a radix kernel's variant once
+    cost every new row length up to 0.3 s of compiling for a kernel that did nothing)."""
+    import re
+    f = frit.jit(lambda x: (frit.sort(x), frit.argsort(x)))
+    for n, idle in ((100, ("sort_rows", "sort_short")), (300, ("sort_network", "sort_short"))):
+        x = vals(rng, np.float32, (70, n))
+        for _ in range(3):
+            got = f(x)
+        same(got[0], np.sort(x, axis=-1, kind="stable"))
+        same(got[1], np_argsort(x))
+        lo = f.lower(x)
+        spec = [lo.ir("kernel", int(k)).splitlines()[0]
+                for k, at in re.findall(r"^kernel (\d+): specialised for ([^(]*)", lo.info, re.M)
+                if "=%d," % n in at.strip() + "," and "=70," in at]
+        assert spec and not [s for s in spec if any(i in s for i in idle)], (n, spec)
+
+
 def test_argsort_many_short_rows_network(rng):
     """argsort of many rows of at most 256 keys of at most 32 bits takes the network too, on keys
     widened by the position (unique, so the network's order is the stable order): every such
