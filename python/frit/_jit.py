@@ -63,7 +63,7 @@ _LEAF = DN.LEAF  # treedef of an array leaf
 _WEAK = (bool, int, float)
 
 # dims of this size or less are part of a dynamic signature (see the module docstring)
-STATIC_DIM_MAX = 4
+STATIC_DIM_MAX = S.STATIC_DIM_MAX
 
 
 def _data_ptr(a):

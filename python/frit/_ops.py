@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from . import _dtypes as D
+from . import _array as A
 from . import _lib as L
 from . import _session as S
 from ._array import Array, apply, asarray, operand, operands2, weak_scalar, weak_dtype, is_weak
@@ -446,11 +447,25 @@ remainder = mod = _binary("remainder")
 _power = _binary("pow")
 
 
+# Exponents whose power of a float array the C frontend computes without pow (x*x, 1/x,
+# x*sqrt(x) ...: exact or cheaper, and vectorised) when it sees them as constants. A Python
+# scalar is otherwise an input of the eager program (one program for every value), which hid
+# them: an eager n-body step's d2 ** 1.5 called powf.
+_POW_CONST = frozenset((0.0, 1.0, 2.0, -1.0, 0.5, -0.5, 1.5))
+
+
+def _b_pow_const(ctx, ts, code, dtcode, e):
+    c = A._scalar_f(ctx, dtcode, e)
+    return _binary_t(ctx, code, ts[0], c) if c else None
+
+
 def power(a, b):
     """numpy power; a negative Python-int exponent of an integer array raises ValueError."""
     if is_weak(b) and not isinstance(b, (bool, float, complex)) and b < 0 and isinstance(a, Array) \
             and a.dtype.kind in "iu":
         raise FritError("Integers to negative integer powers are not allowed.")
+    if type(a) is Array and a.dtype.kind == "f" and type(b) in (int, float) and b in _POW_CONST:
+        return apply(_b_pow_const, [a], (_BF["pow"], a.dtype.code, float(b)))
     return _power(a, b)
 
 

@@ -127,8 +127,9 @@ def test_eager_new_sizes_compile_once(tmp_path):
         np.testing.assert_allclose(got, a * b + c, rtol=1e-6)
     assert sess.stats["cc"] == 1, sess.stats
     assert sess.stats["compiles"] == 1 and sess.stats["hits"] == 19, sess.stats
-    # 2-d with broadcasting, and scalars of changing values: still one program each
-    for n in range(2, 12):
+    # 2-d with broadcasting, and scalars of changing values: still one program each (dims of 4
+    # or less are constants of their program, as under frit.jit: sizes from 5)
+    for n in range(5, 15):
         a = rng.standard_normal((n, n + 1)).astype(np.float32)
         b = rng.standard_normal(n + 1).astype(np.float32)
         got = np.asarray(frit.asarray(a) * (n + 0.5) + frit.asarray(b))
