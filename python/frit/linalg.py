@@ -11,6 +11,7 @@ import numpy as np
 from . import _dtypes as D
 from . import _lib as L
 from . import _ops as O
+from . import _session as S
 from ._array import Array, apply, operand
 from ._diagonal import diagonal as _np_diagonal, trace as _np_trace
 from ._errors import FritError, FritTypeError
@@ -193,6 +194,10 @@ def _b_det(ctx, ts):
 
 def _b_chol(ctx, ts, upper):
     return _lib.frit_linalg_cholesky(ctx, ts[0], upper)
+
+
+# LU and Cholesky kernels cost about 30 us to build: eager replays take them from the memo
+S.REPLAY_MEMO.update((_b_solve, _b_inv, _b_det, _b_chol))
 
 
 def inv(a):

@@ -88,8 +88,8 @@ def test_bfloat16_values(rng):
 
 
 def test_eager_conv_and_sort_reuse_their_programs(tmp_path):
-    """Eager conv2d (whose gradient rule takes fresh copies of its inputs: a new graph each build)
-    and sort (dozens of kernels a build) replay from a memo: repeated calls, at the same and at
+    """Eager conv2d (whose gradient rule takes fresh copies of its inputs: a new graph each build),
+    sort (dozens of kernels a build) and inv (LU kernels) replay from a memo: repeated calls, at the same and at
     other sizes, hit the program cache instead of compiling a program each (every eager conv
     once ran the whole compile pipeline, 0.4 ms). Results against numpy."""
     sess = frit.new_session(cache_dir=str(tmp_path))
@@ -112,6 +112,8 @@ def test_eager_conv_and_sort_reuse_their_programs(tmp_path):
             xs = frit.asarray(v)
             np.testing.assert_array_equal(np.asarray(frit.sort(xs)), np.sort(v))
             np.testing.assert_array_equal(np.asarray(frit.argsort(xs)), np.argsort(v, kind="stable"))
+            m = rng.standard_normal((hw, hw)) + hw * np.eye(hw)
+            np.testing.assert_allclose(np.asarray(frit.linalg.inv(frit.asarray(m))), np.linalg.inv(m), rtol=1e-9, atol=1e-12)
         if rep == 0:
             first = dict(sess.stats)
     assert sess.stats["compiles"] == first["compiles"], (first, sess.stats)
