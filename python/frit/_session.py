@@ -161,14 +161,12 @@ REPLAY_MEMO = set()
 def _memo_key(build, params, ts):
     if build not in REPLAY_MEMO:
         return None
-    key = [build, tuple(ts)]
-    for p in params:
-        key.append(tuple(p) if isinstance(p, C.Array) else p)
+    key = (build, tuple(ts)) + tuple(tuple(p) if isinstance(p, C.Array) else p for p in params)
     try:
-        hash(tuple(key))
-    except TypeError:
+        hash(key)
+    except TypeError:  # an unhashable parameter: no memo
         return None
-    return tuple(key)
+    return key
 
 
 class Program:

@@ -38,6 +38,12 @@ static frit_dtype key_dtype(frit_dtype dt) {
   return bits == 8 ? FRIT_U8 : bits == 16 ? FRIT_U16 : bits == 32 ? FRIT_U32 : FRIT_U64;
 }
 
+/* The largest key of an unsigned key dtype (all ones). */
+static uint64_t key_max(frit_dtype ut) {
+  int bits = frit_dtype_bits(ut);
+  return bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+}
+
 static bool sortable(frit_dtype dt) {
   return frit_dtype_is_bool(dt) || frit_dtype_is_int(dt) || frit_dtype_is_float(dt);
 }
@@ -48,7 +54,7 @@ static bool sortable(frit_dtype dt) {
 static frit_tensor *sort_keys(frit_ctx *ctx, frit_tensor *x, bool descending) {
   frit_dtype dt = TI_U(x)->dtype, ut = key_dtype(dt);
   int bits = frit_dtype_bits(ut);
-  uint64_t sign = 1ull << (bits - 1), umax = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+  uint64_t sign = 1ull << (bits - 1), umax = key_max(ut);
   frit_tensor *k, *nan = NULL;
   if (frit_dtype_is_bool(dt) || frit_dtype_is_unsigned(dt)) {
     k = ti_cast(ctx, x, ut);
@@ -314,6 +320,9 @@ static frit_uop *positive(frit_ctx *ctx, frit_uop *d) {
   return r ? frit_simplify(ctx, r) : NULL;
 }
 
+/* 1 when the dim N <= m, else 0 (a dim). */
+static frit_uop *at_most(frit_ctx *ctx, frit_uop *N, int64_t m) { return positive(ctx, ti_dim_sub(ctx, ti_dim(ctx, m + 1), N)); }
+
 static frit_tensor *fill(frit_ctx *ctx, frit_dtype dt, int64_t v, int nd, frit_uop *const *dims) {
   frit_scalar sc = frit_dtype_is_float(dt) ? (frit_scalar){.f = (double)v} : (frit_scalar){.i = v};
   return ti_full(ctx, dt, frit_scalar_normalize(sc, dt), nd, dims);
@@ -361,10 +370,10 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
                          bool positions, frit_tensor **out) {
   frit_dtype kt = TI_U(k)->dtype, ut = kt;
   if (positions) ut = frit_dtype_bits(kt) == 8 ? FRIT_U16 : frit_dtype_bits(kt) == 16 ? FRIT_U32 : FRIT_U64;
-  int64_t nstat = frit_dim_value(N), P = 1;
-  while (nstat >= 0 && P < nstat) P *= 2;
+  int64_t nstat = frit_dim_value(N), P = 1, lgP = 0;
+  for (; nstat >= 0 && P < nstat; P *= 2) lgP++;
   frit_uop *blocks = ti_dim_cdiv(ctx, R, NET_LANES);
-  if (nstat < 0) blocks = ti_dim_mul(ctx, blocks, positive(ctx, ti_dim_sub(ctx, ti_dim(ctx, NET_MAX + 1), N)));
+  if (nstat < 0) blocks = ti_dim_mul(ctx, blocks, at_most(ctx, N, NET_MAX));
   blocks = grid_dim(ctx, blocks);
   /* a static n gets its own P; a symbolic one room for any P < 2n that the network takes */
   frit_uop *room = nstat >= 0 ? ti_dim(ctx, P)
@@ -378,21 +387,21 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
   if (!t || !rows || !blocks || !begin(ctx, "sort_network", 1, &blocks, &blk)) return false;
   kb_scratch(ctx, t), kb_scratch(ctx, *out);
   if (cond) frit_kernel_if_begin(ctx, cond);
-  /* P and log2 P at run time (n >= 1 here) */
-  int pv = frit_kernel_var(ctx, FRIT_I64, one), lv = frit_kernel_var(ctx, FRIT_I64, zero);
-  frit_kernel_loop_begin(ctx, zero, kc(ctx, FRIT_I64, 64), one, &i);
-  frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLE, n, frit_kernel_var_get(ctx, pv)));
-  frit_kernel_break(ctx);
-  frit_kernel_if_end(ctx);
-  frit_kernel_var_set(ctx, pv, k2(ctx, FRIT_OP_SHL, frit_kernel_var_get(ctx, pv), one));
-  frit_kernel_var_set(ctx, lv, k2(ctx, FRIT_OP_ADD, frit_kernel_var_get(ctx, lv), one));
-  frit_kernel_loop_end(ctx);
-  frit_tensor *pw = nstat >= 0 ? kc(ctx, FRIT_I64, P) : frit_kernel_var_get(ctx, pv);
-  frit_tensor *lg = frit_kernel_var_get(ctx, lv);
+  frit_tensor *pw = kc(ctx, FRIT_I64, P), *lg = kc(ctx, FRIT_I64, lgP);
+  if (nstat < 0) { /* P and log2 P at run time (n >= 1 here) */
+    int pv = frit_kernel_var(ctx, FRIT_I64, one), lv = frit_kernel_var(ctx, FRIT_I64, zero);
+    frit_kernel_loop_begin(ctx, zero, kc(ctx, FRIT_I64, 64), one, &i);
+    frit_kernel_if_begin(ctx, k2(ctx, FRIT_OP_CMPLE, n, frit_kernel_var_get(ctx, pv)));
+    frit_kernel_break(ctx);
+    frit_kernel_if_end(ctx);
+    frit_kernel_var_set(ctx, pv, k2(ctx, FRIT_OP_SHL, frit_kernel_var_get(ctx, pv), one));
+    frit_kernel_var_set(ctx, lv, k2(ctx, FRIT_OP_ADD, frit_kernel_var_get(ctx, lv), one));
+    frit_kernel_loop_end(ctx);
+    pw = frit_kernel_var_get(ctx, pv), lg = frit_kernel_var_get(ctx, lv);
+  }
   frit_tensor *last = k2(ctx, FRIT_OP_SUB, rows, one), *nlast = k2(ctx, FRIT_OP_SUB, n, one);
   frit_tensor *base = k2(ctx, FRIT_OP_MUL, blk, lanes);
-  int bits = frit_dtype_bits(ut);
-  frit_tensor *umax = kc(ctx, ut, (int64_t)(bits == 64 ? UINT64_MAX : (1ull << bits) - 1)); /* the largest key */
+  frit_tensor *umax = kc(ctx, ut, (int64_t)key_max(ut));
   /* load: a row per lane (rows past R repeat the last one), the padding the largest key */
   frit_kernel_loop_begin(ctx, zero, pw, one, &i);
   frit_kernel_loop_begin(ctx, zero, lanes, one, &b);
@@ -444,17 +453,20 @@ static bool network_rows(frit_ctx *ctx, frit_uop *R, frit_uop *N, frit_tensor *n
   return close_kernel(ctx, ts, 2);
 }
 
-/* Sorts the rows of (R, n) keys `k` (costly_keys: computed by many operations) carrying `vals`
- * (same shape, not bool); returns the sorted vals, or with vals NULL the sorted keys (half the
- * bytes moved a pass). Many rows of keys alone of n <= NET_MAX: the bitonic network; else rows
+/* Sorts the rows of (R, n) keys `k` (costly_keys: computed by many operations); with
+ * `positions` (argsort) carrying each element's position along its row and returning the sorted
+ * positions, else returning the sorted keys (half the bytes moved a pass). Many rows of keys
+ * alone, or of positions with keys of at most 32 bits, of n <= NET_MAX: the bitonic network; else rows
  * of n <= SMALL_ROW: insertion sort (each decided at build time for a static n, per run for a
  * symbolic one, each path then guarded by its condition); longer rows: radix sort, for many rows
  * a row per kernel point, for a few static rows passes of three kernels over chunks of the rows
  * (many threads per row). Radix passes go through two scratch
  * pairs: A (the inputs) -> B -> C -> B ... The scratch buffers get distinct fill values: equal
  * constant tensors are one node (hash-consing), and a kernel would then write two buffers as one. */
-static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, bool positions, bool costly_keys) {
+static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, bool positions, bool costly_keys) {
   const frit_shape *s = ti_shape(ctx, k);
+  frit_tensor *vals = positions ? ti_axis_index(ctx, k, 1) : NULL;
+  if (positions && !vals) return NULL;
   frit_uop *R = s->dims[0], *N = s->dims[1];
   int64_t nstat = frit_dim_value(N);
   frit_dtype ut = TI_U(k)->dtype, vt = vals ? TI_U(vals)->dtype : ut;
@@ -467,7 +479,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
    * symbolic rows would double the code to compile) */
   bool stat = nstat >= 0, few = frit_dim_value(R) >= 0 && frit_dim_value(R) <= FEW_ROWS;
   /* many rows of keys alone: the network up to NET_MAX, where the insertion sort would be too */
-  bool net = !few && (!vals || (positions && frit_dtype_bits(ut) <= 32));
+  bool net = !few && (!vals || frit_dtype_bits(ut) <= 32);
   int64_t small_max = net ? NET_MAX : SMALL_ROW;
   bool may_insert = !net && (!stat || nstat <= SMALL_ROW), may_net = net && (!stat || nstat <= NET_MAX);
   bool may_mid = !few && (!stat || nstat > small_max), may_long = few && (!stat || nstat > SMALL_ROW);
@@ -505,7 +517,7 @@ static frit_tensor *sort_rows(frit_ctx *ctx, frit_tensor *k, frit_tensor *vals, 
   }
   if (may_insert) {
     frit_tensor *r, *i, **ts[2] = {&bk[res], &bv[res]};
-    frit_uop *RG = grid_dim(ctx, stat ? R : ti_dim_mul(ctx, R, positive(ctx, ti_dim_sub(ctx, ti_dim(ctx, SMALL_ROW + 1), N))));
+    frit_uop *RG = grid_dim(ctx, stat ? R : ti_dim_mul(ctx, R, at_most(ctx, N, SMALL_ROW)));
     if (!begin(ctx, "sort_short", 1, &RG, &r)) return NULL;
     if (!stat) frit_kernel_if_begin(ctx, small);
     frit_kernel_loop_begin(ctx, kc(ctx, FRIT_I64, 0), ntensor, kc(ctx, FRIT_I64, 1), &i);
@@ -614,9 +626,8 @@ static frit_tensor *sort_impl(frit_ctx *ctx, const char *op, frit_tensor *x, int
    * values they give back, except a float's zeros (-0.0 and 0.0 have one key) and NaNs (one
    * key), which restore_zeros_nans copies from the input in its order */
   frit_tensor *keys = sort_keys(ctx, rows, descending != 0);
-  frit_tensor *vals = arg ? ti_axis_index(ctx, rows, 1) : NULL;
-  if (!keys || (arg && !vals)) return NULL;
-  frit_tensor *sorted = sort_rows(ctx, keys, vals, arg, frit_dtype_is_float(dt));
+  if (!keys) return NULL;
+  frit_tensor *sorted = sort_rows(ctx, keys, arg, frit_dtype_is_float(dt));
   if (sorted && !arg) sorted = from_keys(ctx, sorted, dt, descending != 0);
   if (sorted && !arg && frit_dtype_is_float(dt)) sorted = restore_zeros_nans(ctx, sorted, rows, descending != 0);
   /* the rule sees the rows the kernel reads; the moves around them differentiate as a graph */
