@@ -113,11 +113,14 @@ VAR_LO, VAR_HI = 2, 2 ** 31 - 1  # products of two dims stay in i64 range analys
 # Realisation buckets dims: up to SMALL_HI a variable "n<j>" bounded by it (so range analysis of
 # a product of three dims, a flatten, stays within i64), above it "N<j>" up to VAR_HI.
 SMALL_HI = 2 ** 20
-# Dims of this size or less are compiled as constants, eagerly and under frit.jit: they are the
-# fixed sizes of coordinates, colour channels and kernel windows, and a size-3 axis known to be 3
-# is unrolled and fused (an n-body step's (N, 3) positions: one kernel instead of two that
-# materialise N x N distances, 7x faster eagerly).
+# Dims of this size or less are compiled as constants under frit.jit: they are the fixed sizes
+# of coordinates, colour channels and kernel windows, and a size-3 axis known to be 3 is unrolled
+# and fused (an n-body step's (N, 3) positions: one kernel instead of two that materialise N x N
+# distances). Eager realisations keep only sizes 0 and 1 static: with 4, the program cache of a
+# long eager loop over small shapes grew (test_steady_memory.py: RSS 2.6-4.3 MiB up where it was
+# 1.2), so eager n-body stays two kernels (design debt: docs/benchmarks.md, twelfth session).
 STATIC_DIM_MAX = 4
+EAGER_STATIC_DIM_MAX = 1
 _BIG = 1 << 20
 _DUMMY = np.zeros(8, np.uint64)  # stands in for the NULL data pointer of size-0 arrays
 _DUMMY_PTR = _DUMMY.ctypes.data
@@ -377,7 +380,7 @@ class Session:
             if n.np is not None:  # a concrete leaf: canonical input number len(leaves)
                 spec = []
                 for s in n.np.shape:
-                    if s <= STATIC_DIM_MAX or static:
+                    if s <= EAGER_STATIC_DIM_MAX or static:
                         spec.append(s)
                     else:
                         j = sizes.get(s)
