@@ -116,11 +116,13 @@ SMALL_HI = 2 ** 20
 # Dims of this size or less are compiled as constants under frit.jit: they are the fixed sizes
 # of coordinates, colour channels and kernel windows, and a size-3 axis known to be 3 is unrolled
 # and fused (an n-body step's (N, 3) positions: one kernel instead of two that materialise N x N
-# distances). Eager realisations keep only sizes 0 and 1 static: with 4, the program cache of a
-# long eager loop over small shapes grew (test_steady_memory.py: RSS 2.6-4.3 MiB up where it was
-# 1.2), so eager n-body stays two kernels (design debt: docs/benchmarks.md, twelfth session).
+# distances). Eagerly, only inputs of EAGER_STATIC_MIN_ELEMS elements or more get them: there the
+# fusion pays, and such inputs come in few shapes. Small inputs keep only sizes 0 and 1 static,
+# so that a loop over many small shapes shares a few programs (with 4 for every input, the program
+# cache of test_steady_memory.py's loop turned over and RSS grew 2.6-4.3 MiB where it was 1.2).
 STATIC_DIM_MAX = 4
 EAGER_STATIC_DIM_MAX = 1
+EAGER_STATIC_MIN_ELEMS = 512
 _BIG = 1 << 20
 _DUMMY = np.zeros(8, np.uint64)  # stands in for the NULL data pointer of size-0 arrays
 _DUMMY_PTR = _DUMMY.ctypes.data
@@ -379,8 +381,9 @@ class Session:
                 return t
             if n.np is not None:  # a concrete leaf: canonical input number len(leaves)
                 spec = []
+                small = STATIC_DIM_MAX if n.np.size >= EAGER_STATIC_MIN_ELEMS else EAGER_STATIC_DIM_MAX
                 for s in n.np.shape:
-                    if s <= EAGER_STATIC_DIM_MAX or static:
+                    if s <= small or static:
                         spec.append(s)
                     else:
                         j = sizes.get(s)
