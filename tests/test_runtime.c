@@ -445,7 +445,31 @@ static void test_info_and_print(void) {
   frit_ctx_free(ctx);
 }
 
+/* The profiler's FMA microbenchmark runs twelve distinct chains: its result is that of twelve
+ * chains started at c, c+1, ..., c+11 (when all twelve started equal, gcc merged them into one and
+ * the peak read 1.5x too high). The AVX2 form only: the portable one sums its 96 lanes. */
+static void test_fma_probe(void) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+  float sink[2];
+  frit_rt_fma_probe(sink, 2);
+  for (int c = 0; c < 2; c++) {
+    float x[12];
+    for (int i = 0; i < 12; i++) {
+      x[i] = (float)c + (float)i;
+      for (int it = 0; it < (1 << 19); it++) x[i] = fmaf(x[i], 0.999999f, 1e-7f);
+    }
+    float s = ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
+    s = s + ((x[8] + x[9]) + (x[10] + x[11]));
+    CHECK(sink[c] == s);
+    CHECK(s > 12 * x[0] + 1); /* distinct chains: twelve copies of the first would sum to 12 x[0] */
+  }
+#endif
+}
+
 int main(void) {
+  test_fma_probe();
   test_pool();
   test_elementwise(0);
   test_elementwise(1);

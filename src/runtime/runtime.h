@@ -129,8 +129,10 @@ typedef struct frit_rt_tune_info {
  * its program's hash. *out NULL: static sizes and no tuning (the program's own code serves). */
 frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, int64_t work, frit_cg_kernel **out,
                                 uint64_t *code_hash, frit_cg_choices *chosen, frit_rt_tune_info *info);
-/* "CPU model, N threads": the key of the machine limits and of tunings (machine.c). */
+/* "CPU key, N threads": the key of the machine limits and of tunings (machine.c). */
 void frit_rt_machine_fingerprint(char *out, size_t cap, int threads);
+/* The FMA microbenchmark's chunks [0, chunks), chunk c's result into sink[c] (machine.c). */
+void frit_rt_fma_probe(float *sink, int64_t chunks);
 
 /* One line per compiled variant: the kernel, the sizes it is fixed to, its code hash. */
 void frit_rt_spec_print(const frit_program *p, FILE *out);

@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
 
 import frit  # noqa: E402
+from frit import _session as _S  # noqa: E402
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]
@@ -95,10 +96,19 @@ exec(HELPERS, _HENV)
 
 class Prog:
     """inputs: numpy arrays; steps: expression strings over names x<i> (inputs) and v<k>
-    (earlier steps); outs: names returned."""
+    (earlier steps); outs: names returned. eager_min: the eager run's
+    _session.EAGER_STATIC_MIN_ELEMS (None: the default), drawn so that some inputs get constant
+    small dims and others symbolic ones of the same sizes (the default 512 is past the fuzzer's
+    sizes)."""
 
-    def __init__(self, inputs, steps, outs):
+    def __init__(self, inputs, steps, outs, eager_min=None):
         self.inputs, self.steps, self.outs = list(inputs), list(steps), list(outs)
+        self.eager_min = eager_min
+
+    def like(self, inputs=None, steps=None, outs=None):
+        """A copy with some parts replaced (shrinking), the eager policy kept."""
+        return Prog(self.inputs if inputs is None else inputs, self.steps if steps is None else steps,
+                    self.outs if outs is None else outs, self.eager_min)
 
     def names(self):
         return ["x%d" % i for i in range(len(self.inputs))]
@@ -135,6 +145,8 @@ class Prog:
         else:
             call = "got = f(frit, %s)\nwant = f(np, %s)" % (
                 ", ".join("frit.asarray(%s)" % n for n in names), args)
+            if self.eager_min is not None:
+                call = "frit._session.EAGER_STATIC_MIN_ELEMS = %d\n%s" % (self.eager_min, call)
         return ("# numpy_fuzz reproducer (%s): %s\nimport numpy as np\nimport frit\n%s\n\n%s\n\n"
                 "%s\n%s\nfor g_, w in zip(got, want):\n"
                 "    print(np.asarray(g_).dtype, w.dtype, np.asarray(g_).shape, w.shape)\n"
@@ -215,6 +227,9 @@ def check(prog, jit=True, second=None):
     st, want = run_numpy(prog)
     f = prog.fn()
     # eager
+    keep = _S.EAGER_STATIC_MIN_ELEMS
+    if prog.eager_min is not None:
+        _S.EAGER_STATIC_MIN_ELEMS = prog.eager_min
     try:
         got = f(frit, *[frit.asarray(a.copy()) for a in prog.inputs])
         got = [np.asarray(g) for g in got]
@@ -223,6 +238,8 @@ def check(prog, jit=True, second=None):
         est, got = "raise", e
     except Exception as e:  # noqa: BLE001 - anything else is a bug (report it)
         return ("eager", "crash", "%s: %s" % (type(e).__name__, e))
+    finally:
+        _S.EAGER_STATIC_MIN_ELEMS = keep
     if st == "raise" and est == "ok":
         return ("eager", "no-raise", "numpy raises %s: %s" % (type(want).__name__, want))
     if st == "ok" and est == "raise":
@@ -549,7 +566,9 @@ def generate(seed, known=False, nsteps=None):
     outs = ["v%d" % (len(steps) - 1)]
     if len(steps) > 2 and rng.random() < 0.3:
         outs.insert(0, "v%d" % int(rng.integers(len(steps) - 1)))
-    return Prog(inputs, steps, outs)
+    sizes = sorted({a.size for a in inputs})
+    eager_min = None if rng.random() < 0.4 else int(g.pick([0] + sizes + [s + 1 for s in sizes]))
+    return Prog(inputs, steps, outs, eager_min)
 
 
 def second_inputs(prog, seed):
@@ -609,14 +628,14 @@ def shrink(prog, fail, jit=True, budget=150):
             outs = [re.sub(r"\bv%d\b" % k, sub, o) for o in prog.outs]
             outs = [re.sub(r"\bv(\d+)\b", lambda mm: "v%d" % (int(mm.group(1)) - (int(mm.group(1)) > k)), o)
                     for o in outs]
-            p = Prog(prog.inputs, steps, outs)
+            p = prog.like(steps=steps, outs=outs)
             if same(p):
                 prog, changed = p, True
                 break
         # drop an output
         if len(prog.outs) > 1:
             for i in range(len(prog.outs)):
-                p = Prog(prog.inputs, prog.steps, prog.outs[:i] + prog.outs[i + 1:])
+                p = prog.like(outs=prog.outs[:i] + prog.outs[i + 1:])
                 if same(p):
                     prog, changed = p, True
                     break
@@ -625,8 +644,8 @@ def shrink(prog, fail, jit=True, budget=150):
             if not any(_refs(t, "x%d" % i) for t in prog.steps + prog.outs):
                 ren = lambda t: re.sub(r"\bx(\d+)\b", lambda mm: "x%d" % (  # noqa: E731
                     int(mm.group(1)) - (int(mm.group(1)) > i)), t)
-                p = Prog(prog.inputs[:i] + prog.inputs[i + 1:], [ren(t) for t in prog.steps],
-                         [ren(t) for t in prog.outs])
+                p = prog.like(prog.inputs[:i] + prog.inputs[i + 1:], [ren(t) for t in prog.steps],
+                              [ren(t) for t in prog.outs])
                 if same(p):
                     prog, changed = p, True
                     break
@@ -638,7 +657,7 @@ def shrink(prog, fail, jit=True, budget=150):
                     sl[d] = slice(0, a.shape[d] - 1)
                     ins = list(prog.inputs)
                     ins[i] = a[tuple(sl)].copy()
-                    p = Prog(ins, prog.steps, prog.outs)
+                    p = prog.like(inputs=ins)
                     if same(p):
                         prog, changed = p, True
                         break
@@ -650,7 +669,7 @@ def shrink(prog, fail, jit=True, budget=150):
                         continue
                     ins = list(prog.inputs)
                     ins[i] = v
-                    p = Prog(ins, prog.steps, prog.outs)
+                    p = prog.like(inputs=ins)
                     if same(p):
                         prog, changed = p, True
                         break
