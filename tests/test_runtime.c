@@ -468,8 +468,53 @@ static void test_fma_probe(void) {
 #endif
 }
 
+/* The work estimate adds loops that run one after the other in a body: a kernel of 1000 points,
+ * each running two loops of 50 and one nest of 20 x 30, does 1000 * (50 + 50 + 600) iterations
+ * (the product of all its loops, 1000 * 50 * 50 * 20 * 30, made such kernels look big: threaded
+ * and size-specialised for nothing). Checked against the sum computed here, and by the result. */
+static void test_work_estimate(void) {
+  frit_ctx *ctx = frit_ctx_new();
+  int64_t d[1] = {1000};
+  frit_tensor *x = frit_input(ctx, "x", FRIT_F32, 1, d), *out = frit_zeros(ctx, FRIT_F32, 1, d), *i;
+  CHECK_EQ_INT(frit_kernel_begin_static(ctx, "two_loops", 1, d, &i), FRIT_OK);
+  frit_tensor *zero = frit_scalar_i(ctx, FRIT_I64, 0), *one = frit_scalar_i(ctx, FRIT_I64, 1);
+  int acc = frit_kernel_var(ctx, FRIT_F32, frit_scalar_f(ctx, FRIT_F32, 0));
+  frit_tensor *xi = frit_kernel_load(ctx, x, 1, &i), *j, *j2;
+  for (int loop = 0; loop < 3; loop++) {
+    frit_kernel_loop_begin(ctx, zero, frit_scalar_i(ctx, FRIT_I64, loop < 2 ? 50 : 20), one, &j);
+    if (loop == 2) frit_kernel_loop_begin(ctx, zero, frit_scalar_i(ctx, FRIT_I64, 30), one, &j2);
+    frit_tensor *t = frit_binary_t(ctx, FRIT_BF_MUL, xi, frit_astype(ctx, loop == 2 ? j2 : j, FRIT_F32));
+    frit_kernel_var_set(ctx, acc, frit_binary_t(ctx, FRIT_BF_ADD, frit_kernel_var_get(ctx, acc), t));
+    if (loop == 2) frit_kernel_loop_end(ctx);
+    frit_kernel_loop_end(ctx);
+  }
+  frit_kernel_store(ctx, out, 1, &i, frit_kernel_var_get(ctx, acc));
+  CHECK_EQ_INT(frit_kernel_end(ctx), 1);
+  frit_tensor *nw = NULL;
+  CHECK(frit_kernel_written(ctx, 0, NULL, &nw) == FRIT_OK);
+  frit_program *p = nw ? compile1(ctx, nw, 0, 1) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    float xv[1000], ov[1000];
+    for (int k = 0; k < 1000; k++) xv[k] = (float)(k % 7);
+    CHECK_EQ_INT(frit_program_run(p, (void *[]){xv}, (void *[]){ov}, NULL, 0), FRIT_OK);
+    int bad = 0;
+    for (int k = 0; k < 1000; k++) bad += ov[k] != xv[k] * (float)(2 * 1225 + 20 * 435);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(frit_program_num_kernels(p), 1);
+    bool unknown = true;
+    int64_t work = frit_rt_kernel_work(p, 0, &unknown);
+    if (work != 1000 * (50 + 50 + 20 * 30)) fprintf(stderr, "work estimate %lld\n", (long long)work);
+    CHECK(work == 1000 * (50 + 50 + 20 * 30));
+    CHECK(!unknown);
+  }
+  frit_program_free(p);
+  frit_ctx_free(ctx);
+}
+
 int main(void) {
   test_fma_probe();
+  test_work_estimate();
   test_pool();
   test_elementwise(0);
   test_elementwise(1);

@@ -105,7 +105,8 @@ static int cmp_axis(const void *a, const void *b) {
   return (x->arg.i0 > y->arg.i0) - (x->arg.i0 < y->arg.i0);
 }
 
-/* Per kernel: the RANGE extents (work estimate) and the GLOBAL sizes as text, "(n, 64)". */
+/* Per kernel: the RANGE extents and loop sets (work estimate) and the GLOBAL sizes as text,
+ * "(n, 64)". */
 static frit_status kernel_metadata(frit_ctx *ctx, frit_rt_compiled *c, int k) {
   size_t n;
   frit_uop **nodes = frit_walk_topo(c->sched->kernels[k].ast, &n);
@@ -149,6 +150,12 @@ static frit_status kernel_metadata(frit_ctx *ctx, frit_rt_compiled *c, int k) {
   free(glob);
   c->range_ends[k] = ends;
   c->nranges[k] = nr;
+  uint64_t sets[FRIT_RT_WORK_SETS];
+  int nset = frit_rt_work_sets(c->sched->kernels[k].ast, sets);
+  c->nwork_sets[k] = nset;
+  c->work_sets[k] = nset > 0 ? frit_arena_alloc(&ctx->arena, (size_t)nset * sizeof *sets) : NULL;
+  if (nset > 0 && c->work_sets[k]) memcpy(c->work_sets[k], sets, (size_t)nset * sizeof *sets);
+  else if (nset > 0) c->nwork_sets[k] = -1;
   c->launch[k] = ok ? arena_strdup(ctx, text) : NULL;
   free(text);
   if (!c->launch[k]) return frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
@@ -321,7 +328,9 @@ static frit_rt_compiled *run_pipeline(frit_ctx *ctx, frit_uop *const *outs, int 
   c->range_ends = frit_arena_alloc(&ctx->arena, (size_t)nk * sizeof *c->range_ends);
   c->nranges = frit_arena_alloc(&ctx->arena, (size_t)nk * sizeof *c->nranges);
   c->launch = frit_arena_alloc(&ctx->arena, (size_t)nk * sizeof *c->launch);
-  if (!c->outputs || !c->range_ends || !c->nranges || !c->launch) {
+  c->work_sets = frit_arena_alloc(&ctx->arena, (size_t)nk * sizeof *c->work_sets);
+  c->nwork_sets = frit_arena_alloc(&ctx->arena, (size_t)nk * sizeof *c->nwork_sets);
+  if (!c->outputs || !c->range_ends || !c->nranges || !c->launch || !c->work_sets || !c->nwork_sets) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "compile: out of memory");
     return NULL;
   }

@@ -186,58 +186,32 @@ static const char *kernel_site(const frit_uop *t) {
  * over the kernel's RANGEs in walk order, the order of c->range_ends); a kernel with more than
  * 64 RANGEs counts every op per iteration of all of them (docs/profiling.md). */
 
-/* node id -> loop mask, open addressing (a kernel's AST has few nodes; ids span the ctx) */
-typedef struct mask_map {
-  uint32_t *ids; /* id + 1; 0: empty */
-  uint64_t *mask;
-  size_t cap;
-} mask_map;
+typedef struct flop_count {
+  flop_group *g;
+  int ng;
+} flop_count;
 
-static uint64_t *mask_slot(mask_map *m, uint32_t id) {
-  size_t i = (size_t)(id * 2654435761u) & (m->cap - 1);
-  while (m->ids[i] && m->ids[i] != id + 1) i = (i + 1) & (m->cap - 1);
-  m->ids[i] = id + 1;
-  return &m->mask[i];
+static void count_op(void *arg, const frit_uop *u, uint64_t loops) {
+  flop_count *fc = arg;
+  if (!(frit_dtype_is_float(u->dtype) || frit_dtype_is_complex(u->dtype))) return;
+  /* a WHERE selects (padding, masks): no arithmetic */
+  int64_t f = u->op == FRIT_OP_MULACC                                              ? 2
+              : u->op == FRIT_OP_WHERE                                             ? 0
+              : (frit_op_flags(u->op) & FRIT_F_ALU) || u->op == FRIT_OP_REDUCE ? 1
+                                                                                   : 0;
+  if (!f) return;
+  int k = 0;
+  while (k < fc->ng && fc->g[k].loops != loops) k++;
+  if (k == fc->ng) {
+    if (fc->ng == MAX_GROUPS) k = fc->ng - 1; /* rare: lumped with the last group */
+    else fc->g[fc->ng++] = (flop_group){loops, 0};
+  }
+  fc->g[k].ops += f;
 }
 
 static int count_flops(frit_uop *ast, flop_group *g) {
-  size_t n;
-  frit_uop **nodes = frit_walk_topo(ast, &n);
-  if (!nodes) return 0;
-  mask_map m = {NULL, NULL, 16};
-  while (m.cap < 2 * n) m.cap *= 2;
-  m.ids = calloc(m.cap, sizeof *m.ids), m.mask = calloc(m.cap, sizeof *m.mask);
-  int ng = 0, nr = 0;
-  for (size_t i = 0; m.ids && m.mask && i < n; i++) {
-    const frit_uop *u = nodes[i];
-    uint64_t mk = 0;
-    for (uint32_t j = 0; j < u->nsrc; j++) mk |= *mask_slot(&m, u->src[j]->id);
-    if (u->op == FRIT_OP_RANGE) mk |= nr < 64 ? (uint64_t)1 << nr : 0, nr++;
-    uint64_t inside = mk; /* a REDUCE accumulates once per iteration of the loops it closes */
-    if (u->op == FRIT_OP_REDUCE || u->op == FRIT_OP_END) /* its value lives outside them */
-      for (uint32_t j = 1; j < u->nsrc; j++)
-        if (u->src[j]->op == FRIT_OP_RANGE) mk &= ~*mask_slot(&m, u->src[j]->id);
-    *mask_slot(&m, u->id) = mk;
-    mk = inside;
-    if (!(frit_dtype_is_float(u->dtype) || frit_dtype_is_complex(u->dtype))) continue;
-    /* a WHERE selects (padding, masks): no arithmetic */
-    int64_t f = u->op == FRIT_OP_MULACC                                                ? 2
-                : u->op == FRIT_OP_WHERE                                               ? 0
-                : (frit_op_flags(u->op) & FRIT_F_ALU) || u->op == FRIT_OP_REDUCE ? 1
-                                                                                       : 0;
-    if (!f) continue;
-    if (nr > 64) mk = ~(uint64_t)0;
-    int k = 0;
-    while (k < ng && g[k].loops != mk) k++;
-    if (k == ng) {
-      if (ng == MAX_GROUPS) k = ng - 1; /* rare: lumped with the last group */
-      else g[ng++] = (flop_group){mk, 0};
-    }
-    g[k].ops += f;
-  }
-  free(m.ids), free(m.mask);
-  free(nodes);
-  return ng;
+  flop_count fc = {g, 0};
+  return frit_rt_loopsets(ast, count_op, &fc) < 0 ? 0 : fc.ng;
 }
 
 static void mark_reads(frit_uop *ast, unsigned char *read, int nparams) {

@@ -242,22 +242,42 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
   return FRIT_OK;
 }
 
-/* Iterations of kernel k's loop nest (saturating), the parallelism decision's input; a loop whose
- * trip count the bindings do not give (a kernel's own variable) counts as big, and *unknown is
+/* Iterations of kernel k's loops (saturating), the parallelism and specialisation decisions'
+ * input: over each of its maximal loop sets the product of those loops' trip counts, summed (two
+ * loops one after the other in a body add, as they run); without the sets, the product of all.
+ * A set with a loop of no trips counts 0 (a kernel of no points does nothing); else a loop whose
+ * trip count the bindings do not give (a kernel's own variable) makes it big, and *unknown is
  * set (NULL: not asked). */
 int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown) {
-  int64_t work = 1;
+  int nr = p->c->nranges[k], nset = nr > 64 ? -1 : p->c->nwork_sets[k];
+  int64_t ext[64], all = 1;
+  uint64_t unknown_bits = 0;
+  bool any_unknown = false;
   if (unknown) *unknown = false;
-  for (int r = 0; r < p->c->nranges[k]; r++) {
+  for (int r = 0; r < nr; r++) {
     int64_t e;
     if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
       frit_clear_error(p->ctx);
-      if (unknown) *unknown = true;
-      return INT64_MAX; /* unknown: treat as big */
+      any_unknown = true;
+      if (r < 64) unknown_bits |= (uint64_t)1 << r;
+      e = INT64_MAX;
     }
-    if (e <= 0) return 0;
-    if (work > INT64_MAX / e) return INT64_MAX;
-    work *= e;
+    e = e > 0 ? e : 0;
+    if (r < 64) ext[r] = e;
+    all = e && all > INT64_MAX / e ? INT64_MAX : all * e;
+  }
+  if (nset <= 0) {
+    if (any_unknown && all && unknown) *unknown = true;
+    return all;
+  }
+  int64_t work = 0;
+  for (int i = 0; i < nset; i++) {
+    uint64_t set = p->c->work_sets[k][i];
+    int64_t w = 1;
+    for (int r = 0; r < nr && w; r++)
+      if (set >> r & 1) w = ext[r] && w > INT64_MAX / ext[r] ? INT64_MAX : w * ext[r];
+    if (w && (set & unknown_bits) && unknown) *unknown = true;
+    work = work > INT64_MAX - w ? INT64_MAX : work + w;
   }
   return work;
 }

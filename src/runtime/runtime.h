@@ -10,9 +10,11 @@
 
 #include <stdatomic.h>
 
-/* Kernels whose loop nest runs fewer iterations than this (product of its RANGE extents) run
- * on the calling thread: waking the pool costs more than they do. */
+/* Kernels whose loop nest runs fewer iterations than this (frit_rt_kernel_work) run on the
+ * calling thread: waking the pool costs more than they do. */
 #define FRIT_RT_MIN_PARALLEL_WORK 32768
+/* At most this many loop sets in a kernel's work estimate (more: the product of all its loops). */
+#define FRIT_RT_WORK_SETS 16
 
 /* What the pipeline produced for one output list; shared by every program compiled from it
  * (the compile cache hands it out again). Lives in the ctx. */
@@ -27,6 +29,8 @@ typedef struct frit_rt_compiled {
   /* per kernel */
   frit_uop ***range_ends;  /* RANGE extents of each kernel AST, for the work estimate */
   int *nranges;
+  uint64_t **work_sets;    /* the loop sets whose iterations make the work (loopsets.c) */
+  int *nwork_sets;         /* -1: unknown (the product of all extents) */
   char **launch;           /* launch dims as text */
   struct frit_rt_spec *spec; /* per kernel: its size-specialised variants (specialize.c), lazily */
   struct frit_device *dev; /* NULL: the host; else the device its kernels were built for */
@@ -129,6 +133,16 @@ typedef struct frit_rt_tune_info {
  * its program's hash. *out NULL: static sizes and no tuning (the program's own code serves). */
 frit_status frit_rt_tune_kernel(frit_program *p, int k, const uint8_t *fixed, int64_t work, frit_cg_kernel **out,
                                 uint64_t *code_hash, frit_cg_choices *chosen, frit_rt_tune_info *info);
+/* For each node of a kernel AST in topological order, fn(arg, node, loops): loops has bit r set
+ * when the node runs once per iteration of the r-th RANGE of that walk (the order of
+ * range_ends; a REDUCE or END counts inside the loops it closes); past 64 RANGEs every bit. Returns
+ * the number of RANGEs, -1 when out of memory (loopsets.c). */
+typedef void (*frit_rt_loopset_fn)(void *arg, const frit_uop *u, uint64_t loops);
+int frit_rt_loopsets(frit_uop *ast, frit_rt_loopset_fn fn, void *arg);
+/* The maximal loop sets of a kernel's work into sets[FRIT_RT_WORK_SETS] (sequential loops in one
+ * body are separate sets whose iterations add up); their count, or -1 when they do not fit. */
+int frit_rt_work_sets(frit_uop *ast, uint64_t *sets);
+
 /* "CPU key, N threads": the key of the machine limits and of tunings (machine.c). */
 void frit_rt_machine_fingerprint(char *out, size_t cap, int threads);
 /* The FMA microbenchmark's chunks [0, chunks), chunk c's result into sink[c] (machine.c). */
