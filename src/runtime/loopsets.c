@@ -7,7 +7,7 @@
 
 /* node id -> masks, open addressing (a kernel's AST has few nodes; ids span the ctx) */
 typedef struct node_masks {
-  uint64_t dep;    /* the RANGEs its value depends on (a REDUCE's or END's without those it closes) */
+  uint64_t dep;    /* the RANGEs its value depends on (a REDUCE's or END's: not those it closes) */
   uint64_t inside; /* dep, with the RANGEs a REDUCE or END closes */
   uint64_t outer;  /* control and effects: the loops of the END bodies that hold it */
   int range;       /* a RANGE: its number in the walk (bit), else -1 */
@@ -29,7 +29,10 @@ static node_masks *slot(mask_map *m, uint32_t id) {
 /* Which nodes carry the loops they sit in down to their sources: an END's body (src0) runs in
  * its loops and the END's own; effects grouped, sequenced or guarded run where their group does.
  * A STORE's or ATOMIC's sources are values and ordering deps (placed by what they depend on). */
-static bool passes_loops_down(frit_op op) { return op == FRIT_OP_GROUP || op == FRIT_OP_SEQ || op == FRIT_OP_AFTER || op == FRIT_OP_IF || op == FRIT_OP_KERNEL || op == FRIT_OP_SINK || op == FRIT_OP_BARRIER; }
+static bool passes_loops_down(frit_op op) {
+  return op == FRIT_OP_GROUP || op == FRIT_OP_SEQ || op == FRIT_OP_AFTER || op == FRIT_OP_IF || op == FRIT_OP_KERNEL ||
+         op == FRIT_OP_SINK || op == FRIT_OP_BARRIER;
+}
 
 int frit_rt_loopsets(frit_uop *ast, frit_rt_loopset_fn fn, void *arg) {
   size_t n;
@@ -53,8 +56,10 @@ int frit_rt_loopsets(frit_uop *ast, frit_rt_loopset_fn fn, void *arg) {
     if (u->op == FRIT_OP_RANGE) mk |= nr < 64 ? (uint64_t)1 << nr : 0, nr++;
     nm->inside = mk; /* a REDUCE accumulates once per iteration of the loops it closes */
     if (u->op == FRIT_OP_REDUCE || u->op == FRIT_OP_END) /* its value lives outside them */
-      for (uint32_t j = 1; j < u->nsrc; j++)
-        if (u->src[j]->op == FRIT_OP_RANGE) mk &= ~slot(&m, u->src[j]->id)->dep;
+      for (uint32_t j = 1; j < u->nsrc; j++) {
+        int r = u->src[j]->op == FRIT_OP_RANGE ? slot(&m, u->src[j]->id)->range : -1;
+        if (r >= 0) mk &= ~((uint64_t)1 << r); /* (not the loops its trip count depends on) */
+      }
     nm->dep = mk;
   }
   /* where the bodies sit: from the root down (a loop nested in another whose index it never
