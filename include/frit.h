@@ -772,8 +772,9 @@ frit_status frit_profile_note_site(frit_ctx *ctx, const frit_tensor *t, const ch
  * GFLOP/s and their fractions of the machine limits, slowest first; then the compile passes. */
 frit_status frit_profile_summary(frit_ctx *ctx, const char *trace_path, FILE *out);
 /* This machine's copy bandwidth (bytes read + written per second, GB/s) and FMA throughput
- * (GFLOP/s, all threads), measured on first use (about a second) and cached in the kernel cache
- * directory under a fingerprint of the CPU model and thread count. */
+ * (GFLOP/s, all threads): measured on a process's first use (about 0.1 s), and the best figures
+ * ever measured are kept in the kernel cache directory under a fingerprint of the CPU (model name
+ * and ISA flags) and thread count; returned is the better of the two. */
 frit_status frit_machine_limits(frit_ctx *ctx, double *copy_gbps, double *fma_gflops);
 
 #ifdef __cplusplus

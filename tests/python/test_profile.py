@@ -141,3 +141,31 @@ def test_site_cost_only_while_profiling():
         on = min(build(20) for _ in range(3))
     print("lazy op: %.2f us without a profile, %.2f us while profiling" % (off * 1e6, on * 1e6))
     assert frit._profile.P.on is False
+
+
+def test_machine_limits_keep_the_best_measurement(tmp_path):
+    """Each process measures the machine limits once; the cache file keeps the best figures seen,
+    so a measurement taken on a busy machine does not stay (a file of tiny figures is replaced by
+    the new measurement), while better recorded figures than this process measures are kept."""
+    env = _env(FRIT_CACHE_DIR=str(tmp_path))
+    code = "import frit; print(*frit.machine_limits())"
+
+    def limits():
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return [float(v) for v in r.stdout.split()]
+
+    bw, fl = limits()
+    assert bw > 0 and fl > 0
+    files = [f for f in os.listdir(tmp_path) if f.startswith("machine-")]
+    assert len(files) == 1
+    path = os.path.join(tmp_path, files[0])
+    key = open(path).read().splitlines()[1]
+    with open(path, "w") as f:
+        f.write("0.001 0.001\n%s\n" % key)
+    bw2, fl2 = limits()
+    assert bw2 > 0.001 and fl2 > 0.001
+    assert [float(v) for v in open(path).read().split("\n")[0].split()] == pytest.approx([bw2, fl2], rel=1e-5)
+    with open(path, "w") as f:
+        f.write("1e9 1e9\n%s\n" % key)
+    assert limits() == [1e9, 1e9]
