@@ -1,5 +1,5 @@
-/* The machine limits the profiler divides by: copy bandwidth and FMA throughput, measured once
- * by two short microbenchmarks on the kernel thread pool, once per process, and cached on disk
+/* The machine limits the profiler divides by: copy bandwidth and FMA throughput, measured by two
+ * short microbenchmarks on the kernel thread pool once per process, and cached on disk
  * beside the kernel cache (the best figures seen), keyed by a fingerprint of the CPU key and
  * thread count. */
 #include <errno.h>

@@ -286,12 +286,7 @@ static frit_rt_prof_meta *kernel_meta(frit_program *p, int k) {
 static int64_t kernel_flops(frit_program *p, int k, const frit_rt_prof_meta *m) {
   int nr = p->c->nranges[k];
   int64_t ext[64];
-  for (int r = 0; r < nr && r < 64; r++) {
-    if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &ext[r]) != FRIT_OK) {
-      frit_clear_error(p->ctx);
-      return 0; /* unknown */
-    }
-  }
+  if (frit_rt_kernel_extents(p, k, ext)) return 0; /* unknown */
   double total = 0;
   for (int i = 0; i < m->ngroups; i++) {
     double it = (double)m->groups[i].ops;

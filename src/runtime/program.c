@@ -1,9 +1,12 @@
 /* Compiled programs: binding variables, sizing and planning memory, executing the step list
  * (kernels on the thread pool or in the reference interpreter, host loops, the bounds-check
  * error buffer), and the queries and printers of the API. */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "runtime/profile.h"
@@ -226,6 +229,20 @@ static frit_status size_buffers(frit_program *p, const char *what) {
   return FRIT_OK;
 }
 
+/* An arena of several megabytes in transparent huge pages where the kernel allows it (its
+ * "madvise" mode asks for the advice): a kernel striding across megabytes (a conv's patches read
+ * a row of K at a time, 6 KB apart) otherwise takes a TLB miss at nearly every load. */
+static void *alloc_arena(size_t cap) {
+  const size_t huge = (size_t)2 << 20;
+  if (cap < 2 * huge || getenv("FRIT_NO_HUGEPAGES")) return aligned_alloc(FRIT_ARENA_ALIGN, cap);
+  cap = (cap + huge - 1) / huge * huge;
+  void *a = aligned_alloc(huge, cap);
+#ifdef MADV_HUGEPAGE
+  if (a) (void)madvise(a, cap, MADV_HUGEPAGE);
+#endif
+  return a;
+}
+
 static frit_status grow_arena(frit_program *p, int64_t bytes) {
   if (bytes < 0) return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "run: negative arena size");
   if ((uint64_t)bytes <= p->arena_cap) return FRIT_OK;
@@ -234,7 +251,7 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
   cap = (cap + FRIT_ARENA_ALIGN - 1) / FRIT_ARENA_ALIGN * FRIT_ARENA_ALIGN;
   if (cap > SIZE_MAX / 2)
     return frit_set_error(p->ctx, FRIT_ERR_NOMEM, "run: arena of %" PRIu64 " bytes is too large", cap);
-  void *a = aligned_alloc(FRIT_ARENA_ALIGN, (size_t)cap);
+  void *a = alloc_arena((size_t)cap);
   if (!a) return frit_set_error(p->ctx, FRIT_ERR_NOMEM, "run: cannot allocate %" PRIu64 " bytes", cap);
   free(p->arena);
   p->arena = a;
@@ -248,22 +265,35 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
  * A set with a loop of no trips counts 0 (a kernel of no points does nothing); else a loop whose
  * trip count the bindings do not give (a kernel's own variable) makes it big, and *unknown is
  * set (NULL: not asked). */
+uint64_t frit_rt_kernel_extents(frit_program *p, int k, int64_t ext[64]) {
+  uint64_t unknown = 0;
+  for (int r = 0; r < p->c->nranges[k] && r < 64; r++)
+    if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &ext[r]) != FRIT_OK) {
+      frit_clear_error(p->ctx);
+      unknown |= (uint64_t)1 << r;
+      ext[r] = INT64_MAX;
+    } else if (ext[r] < 0) {
+      ext[r] = 0;
+    }
+  return unknown;
+}
+
 int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown) {
   int nr = p->c->nranges[k], nset = nr > 64 ? -1 : p->c->nwork_sets[k];
   int64_t ext[64], all = 1;
-  uint64_t unknown_bits = 0;
-  bool any_unknown = false;
+  uint64_t unknown_bits = frit_rt_kernel_extents(p, k, ext);
+  bool any_unknown = unknown_bits != 0;
   if (unknown) *unknown = false;
   for (int r = 0; r < nr; r++) {
-    int64_t e;
-    if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
-      frit_clear_error(p->ctx);
-      any_unknown = true;
-      if (r < 64) unknown_bits |= (uint64_t)1 << r;
-      e = INT64_MAX;
+    int64_t e = ext[r < 64 ? r : 63];
+    if (r >= 64) { /* past the sets' reach: evaluated here, alone */
+      if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
+        frit_clear_error(p->ctx);
+        any_unknown = true;
+        e = INT64_MAX;
+      }
+      e = e > 0 ? e : 0;
     }
-    e = e > 0 ? e : 0;
-    if (r < 64) ext[r] = e;
     all = e && all > INT64_MAX / e ? INT64_MAX : all * e;
   }
   if (nset <= 0) {

@@ -101,6 +101,9 @@ frit_status frit_rt_eval(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, i
 /* Iterations of kernel k's loop nest under p's current bindings (saturating; INT64_MAX when
  * unknown, and then *unknown set when given): the parallelism decision's input. */
 int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown);
+/* The trip counts of kernel k's first 64 loops under p's bindings, negative ones as 0, into ext;
+ * returns the mask of loops whose count the bindings do not give (ext INT64_MAX there). */
+uint64_t frit_rt_kernel_extents(frit_program *p, int k, int64_t ext[64]);
 
 /* Threads from opts, $FRIT_THREADS or the online CPUs (at least 1). */
 int frit_rt_default_threads(const frit_compile_opts *opts);
