@@ -335,7 +335,9 @@ static void test_vectorized(frit_cg_program *p) {
   for (int i = 0; i < NF + 1; i++) {
     char own[32];
     snprintf(own, sizeof own, "frit_%s", names[i]);
-    CHECK(count_in(p->source, own) >= 2); /* the definition and the call */
+    /* the definition and the call (exp, sin and cos: a call of their vector versions) */
+    static const char *const vector[] = {"frit_expv(", NULL, NULL, NULL, "frit_sinv(", "frit_cosv(", NULL, NULL, NULL, NULL};
+    CHECK(count_in(p->source, own) + (vector[i] ? count_in(p->source, vector[i]) : 0) >= 2);
     CHECK_EQ_INT(count_in(p->source, names[i]), count_in(p->source, own));
   }
   int loops = vectorized_loops(p->source);
@@ -343,43 +345,49 @@ static void test_vectorized(frit_cg_program *p) {
   CHECK(loops >= (native_has("__AVX2__") ? NF + 1 : 1));
 }
 
-/* The exp kernel's vector loop calls frit_expv (its hand-written AVX-512 version under the
- * default flags); compiled without `omp declare simd` (no -fopenmp-simd), the same source runs
- * the inline frit_expf. The two agree bit for bit (NaN as NaN) over the sweep's inputs. */
-static void test_vector_exp_matches_inline(frit_cg_program *p) {
-  if (!fn_selected(FRIT_OP_EXP)) return;
-  CHECK(strstr(p->source, "frit_expv(") != NULL);
+/* The exp, sin and cos kernels' vector loops call frit_expv, frit_sinv and frit_cosv (their
+ * hand-written AVX-512 versions under the default flags); compiled without `omp declare simd`
+ * (no -fopenmp-simd), the same source runs the inline frit_expf, frit_sinf and frit_cosf. The
+ * two agree bit for bit (NaN as NaN) over the sweep's inputs: for sin and cos, vectors of inputs
+ * below 2^26 take the clone's own path, the others the inline function lane by lane. */
+static void test_vector_math_matches_inline(frit_cg_program *p) {
+  static const struct { int f; const char *op, *call; } fs[] = {{0, "exp", "frit_expv("}, {4, "sin", "frit_sinv("},
+                                                                {5, "cos", "frit_cosv("}};
   frit_compile_opts opts;
   memset(&opts, 0, sizeof opts);
   opts.cache_dir = cache_dir;
   opts.cflags = "-O3 -march=native -fno-math-errno -ffp-contract=off";
   frit_cg_config plain;
   CHECK_EQ_INT(frit_codegen_config(ctx, &opts, &plain), FRIT_OK);
-  frit_uop *ast = unary_kernel(FRIT_OP_EXP);
-  frit_cg_program *q = frit_codegen_generate(ctx, &ast, NULL, 1, NULL, 0);
-  CHECK(q != NULL);
-  if (!q || frit_codegen_compile(ctx, q, &plain) != FRIT_OK) {
-    fprintf(stderr, "codegen failed: %s\n", frit_error(ctx));
-    CHECK(0);
-    return;
-  }
-  long stride = sweep_stride(), n = 0, checked = 0, differ = 0;
   float *in = calloc(N_CHUNK, 4), *a = calloc(N_CHUNK, 4), *b = calloc(N_CHUNK, 4);
-  for (uint64_t u = 0; u < (1ull << 32) + (uint64_t)stride; u += (uint64_t)stride) {
-    if (u < (1ull << 32)) in[n++] = fbits((uint32_t)u);
-    if (n == N_CHUNK || (u >= (1ull << 32) && n)) {
-      p->kernels[0].fn((void *[]){a, in}, NULL, 0, n);
-      q->kernels[0].fn((void *[]){b, in}, NULL, 0, n);
-      for (long i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], 4) != 0 && !(isnan(a[i]) && isnan(b[i]))) {
-          if (differ++ < 5) fprintf(stderr, "exp(%a): vector %a, inline %a\n", in[i], a[i], b[i]);
-        }
-      checked += n;
-      n = 0;
+  for (size_t v = 0; v < sizeof fs / sizeof *fs; v++) {
+    if (!fn_selected(fns[fs[v].f])) continue;
+    CHECK(strstr(p->source, fs[v].call) != NULL);
+    frit_uop *ast = unary_kernel(fns[fs[v].f]);
+    frit_cg_program *q = frit_codegen_generate(ctx, &ast, NULL, 1, NULL, 0);
+    CHECK(q != NULL);
+    if (!q || frit_codegen_compile(ctx, q, &plain) != FRIT_OK) {
+      fprintf(stderr, "codegen failed: %s\n", frit_error(ctx));
+      CHECK(0);
+      break;
     }
+    long stride = sweep_stride(), n = 0, checked = 0, differ = 0;
+    for (uint64_t u = 0; u < (1ull << 32) + (uint64_t)stride; u += (uint64_t)stride) {
+      if (u < (1ull << 32)) in[n++] = fbits((uint32_t)u);
+      if (n == N_CHUNK || (u >= (1ull << 32) && n)) {
+        p->kernels[fs[v].f].fn((void *[]){a, in}, NULL, 0, n);
+        q->kernels[0].fn((void *[]){b, in}, NULL, 0, n);
+        for (long i = 0; i < n; i++)
+          if (memcmp(&a[i], &b[i], 4) != 0 && !(isnan(a[i]) && isnan(b[i]))) {
+            if (differ++ < 5) fprintf(stderr, "%s(%a): vector %a, inline %a\n", fs[v].op, in[i], a[i], b[i]);
+          }
+        checked += n;
+        n = 0;
+      }
+    }
+    printf("%s f32: vector and inline forms agree on %ld of %ld inputs\n", fs[v].op, checked - differ, checked);
+    CHECK_EQ_INT(differ, 0);
   }
-  printf("exp f32: vector and inline forms agree on %ld of %ld inputs\n", checked - differ, checked);
-  CHECK_EQ_INT(differ, 0);
   free(in);
   free(a);
   free(b);
@@ -535,7 +543,7 @@ int main(void) {
     test_accuracy(p);
     if (fn_selected(FRIT_OP_POW)) test_pow(p->kernels[NF].fn);
     test_vectorized(p);
-    test_vector_exp_matches_inline(p);
+    test_vector_math_matches_inline(p);
   } else {
     fprintf(stderr, "codegen failed: %s\n", frit_error(ctx));
     CHECK(0);

@@ -53,7 +53,7 @@ frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
 void cg_put_prelude(cg_str *o, frit_dialect d);
 /* In the body of a C vector loop, calls frit_expf through its vector version where gcc can
  * still vectorise the loop (prelude.c); rewrites the text in place. */
-void cg_use_vector_exp(char *body);
+void cg_use_vector_math(char *body);
 /* The kernel function's signature and opening brace in dialect d (ABI: codegen.h), declaring
  * g0_begin and g0_end (and g0_step on devices); nparams: highest parameter index used + 1. */
 /* group > 0 (devices): the kernel runs a work-group of that many threads per g0 point. */

@@ -254,7 +254,7 @@ void cgl_close_block(cg *g, int b) {
      * form it vectorises (a CNN step's GELU derivative over 14 x 14 maps: 2.6 ms against 0.31) */
     bool short_row = end->op == FRIT_OP_CONST && end->arg.value.i < 16;
     if (simd && g->dialect == FRIT_DIALECT_C && !B->has_child_loop && !B->red.s && !short_row)
-      cg_use_vector_exp(B->text.s);
+      cg_use_vector_math(B->text.s);
     bool host = g->dialect == FRIT_DIALECT_C; /* device compilers vectorise across work-items instead */
     /* a GPU thread's g0 loop unrolled: several loads in flight a thread (FRIT_DEVICE_UNROLL) */
     const char *du = g->dialect == FRIT_DIALECT_CUDA && r == g->g0 && !g->group ? getenv("FRIT_DEVICE_UNROLL") : NULL;

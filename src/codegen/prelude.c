@@ -146,9 +146,11 @@ static const char prelude_common[] =
 "}\n"
 "/* 2^n * exp(r) for |r| <= ln2/2 and an integer n in [-300, 300], 2^n built from its bits */\n"
 "FRIT_INL double frit_exp_red(double n, double r) {\n"
-"  double p = 1.0 + r * (1.0 + r * (0x1p-1 + r * (0x1.5555555555555p-3 + r * (0x1.5555555555555p-5 +\n"
-"             r * (0x1.1111111111111p-7 + r * (0x1.6c16c16c16c17p-10 + r * (0x1.a01a01a01a01ap-13 +\n"
-"             r * (0x1.a01a01a01a01ap-16 + r * (0x1.71de3a556c734p-19 + r * 0x1.27e4fb7789f5cp-22)))))))));\n"
+"  double p = frit_fma(r, frit_fma(r, frit_fma(r, frit_fma(r, frit_fma(r, frit_fma(r, frit_fma(r,\n"
+"             frit_fma(r, frit_fma(r, frit_fma(r, 0x1.27e4fb7789f5cp-22, 0x1.71de3a556c734p-19),\n"
+"             0x1.a01a01a01a01ap-16), 0x1.a01a01a01a01ap-13), 0x1.6c16c16c16c17p-10),\n"
+"             0x1.1111111111111p-7), 0x1.5555555555555p-5), 0x1.5555555555555p-3), 0x1p-1), 1.0),\n"
+"             1.0);\n"
 "  double t = n + 0x1.8p52;\n"
 "  uint64_t sb; memcpy(&sb, &t, 8);\n"
 "  sb = (sb + 1023u) << 52;\n"
@@ -196,9 +198,10 @@ static const char prelude_common[] =
 "  uint64_t iz = u - (ix & 0xfff0000000000000ull);\n"
 "  double m; memcpy(&m, &iz, 8);\n"
 "  double f = m - 1.0, s = f / (2.0 + f), z = s * s;\n"
-"  return 2.0 * s * (1.0 + z * (0x1.5555555555555p-2 + z * (0x1.999999999999ap-3 + z * (0x1.2492492492492p-3 +\n"
-"         z * (0x1.c71c71c71c71cp-4 + z * (0x1.745d1745d1746p-4 + z * (0x1.3b13b13b13b14p-4 +\n"
-"         z * (0x1.1111111111111p-4 + z * 0x1.e1e1e1e1e1e1ep-5))))))));\n"
+"  return 2.0 * s * frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z,\n"
+"         frit_fma(z, frit_fma(z, 0x1.e1e1e1e1e1e1ep-5, 0x1.1111111111111p-4), 0x1.3b13b13b13b14p-4),\n"
+"         0x1.745d1745d1746p-4), 0x1.c71c71c71c71cp-4), 0x1.2492492492492p-3), 0x1.999999999999ap-3),\n"
+"         0x1.5555555555555p-2), 1.0);\n"
 "}\n"
 "/* log(+-0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays */\n"
 "FRIT_INL float frit_log_fix(float x, float r) {\n"
@@ -267,13 +270,15 @@ static const char prelude_common[] =
 " * (truncation below 2^-45 relative) */\n"
 "FRIT_INL double frit_sin_poly(double r) {\n"
 "  double z = r * r;\n"
-"  return r + r * z * (-0x1.5555555555555p-3 + z * (0x1.1111111111111p-7 + z * (-0x1.a01a01a01a01ap-13 +\n"
-"         z * (0x1.71de3a556c734p-19 + z * (-0x1.ae64567f544e4p-26 + z * 0x1.6124613a86d09p-33)))));\n"
+"  return frit_fma(r * z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z,\n"
+"         0x1.6124613a86d09p-33, -0x1.ae64567f544e4p-26), 0x1.71de3a556c734p-19),\n"
+"         -0x1.a01a01a01a01ap-13), 0x1.1111111111111p-7), -0x1.5555555555555p-3), r);\n"
 "}\n"
 "FRIT_INL double frit_cos_poly(double r) {\n"
 "  double z = r * r;\n"
-"  return 1.0 + z * (-0x1p-1 + z * (0x1.5555555555555p-5 + z * (-0x1.6c16c16c16c17p-10 + z * (0x1.a01a01a01a01ap-16 +\n"
-"         z * (-0x1.27e4fb7789f5cp-22 + z * (0x1.1eed8eff8d898p-29 + z * -0x1.93974a8c07c9dp-37))))));\n"
+"  return frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z,\n"
+"         -0x1.93974a8c07c9dp-37, 0x1.1eed8eff8d898p-29), -0x1.27e4fb7789f5cp-22),\n"
+"         0x1.a01a01a01a01ap-16), -0x1.6c16c16c16c17p-10), 0x1.5555555555555p-5), -0x1p-1), 1.0);\n"
 "}\n"
 "/* v rounded to float with the sign flipped where neg (bit 0) is set; NaN for x inf or NaN */\n"
 "FRIT_INL float frit_trig_out(float x, double v, uint32_t neg) {\n"
@@ -305,8 +310,9 @@ static const char prelude_common[] =
 "FRIT_INL float frit_tanhf(float x) {\n"
 "  uint32_t sx = frit_f32_bits(x) & 0x80000000u;\n"
 "  double a = frit_clampf(fabsf(x), 0, 0x41200000), z = a * a, u = a + a;\n"
-"  double small = a + a * z * (-0x1.5555555555555p-2 + z * (0x1.1111111111111p-3 + z * (-0x1.ba1ba1ba1ba1cp-5 +\n"
-"                 z * (0x1.664f4882c10fap-6 + z * -0x1.226e355e6c23dp-7))));\n"
+"  double small = frit_fma(a * z, frit_fma(z, frit_fma(z, frit_fma(z, frit_fma(z,\n"
+"                 -0x1.226e355e6c23dp-7, 0x1.664f4882c10fap-6), -0x1.ba1ba1ba1ba1cp-5),\n"
+"                 0x1.1111111111111p-3), -0x1.5555555555555p-2), a);\n"
 "  double n = (u * 0x1.71547652b82fep0 + 0x1.8p52) - 0x1.8p52;\n"
 "  double e = frit_exp_red(n, u - n * 0x1.62e42fefa39efp-1);\n"
 "  float f = (float)frit_blendd(a < 0.0625, small, (e - 1.0) / (e + 1.0));\n"
@@ -405,7 +411,7 @@ static const char prelude_c_tail[] =
 " * simd-clone ABI). vscalefps applies 2^n with one rounding, which C cannot ask gcc for: 19\n"
 " * instructions against the inline form's 23 and its three int ops. Bitwise equal to frit_expf\n"
 " * on all 2^32 inputs (NaNs as NaNs; tests/test_mathlib.c). The renderer uses it only in vector\n"
-" * loops without selects (cg_use_vector_exp): gcc 12 does not if-convert a loop holding a call.\n"
+" * loops without selects (cg_use_vector_math): gcc 12 does not if-convert a loop holding a call.\n"
 " * Builtins, not immintrin.h, whose parsing took 0.3 s a compile. */\n"
 "#if defined(FRIT_OMP_SIMD) && defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8\n"
 "typedef float frit_v16f __attribute__((vector_size(64)));\n"
@@ -431,8 +437,77 @@ static const char prelude_c_tail[] =
 "  frit_v16f p = (FRIT_V16_FMA(q, r, FRIT_V16(0.5f)) * (r * r) + r) + FRIT_V16(1.0f);\n"
 "  return __builtin_ia32_scalefps512_mask(p, n, z, (unsigned short)-1, 4);\n"
 "}\n"
+"/* frit_sinv, frit_cosv: frit_sinf and frit_cosf for vector loops, as frit_expv. A vector of\n"
+" * 16 inputs all below 2^26 in magnitude (no Payne-Hanek reduction needed) takes the Cody-Waite\n"
+" * path and the polynomials of frit_sinf, operation for operation, so the results are the same\n"
+" * bits; a vector holding a larger input, inf or NaN calls frit_sinf on each lane. The inline\n"
+" * form computes both reductions on every lane (its big-input half was 60% of its time). */\n"
+"typedef double frit_v8d __attribute__((vector_size(64)));\n"
+"typedef long long frit_v8l __attribute__((vector_size(64)));\n"
+"typedef float frit_v8f __attribute__((vector_size(32)));\n"
+"typedef int frit_v8i __attribute__((vector_size(32)));\n"
+"typedef int frit_v16i __attribute__((vector_size(64)));\n"
+"typedef unsigned frit_v8u __attribute__((vector_size(32)));\n"
+"#define FRIT_V8D_FMA(a, b, c) __builtin_ia32_vfmaddpd512_mask((a), (b), (c), (unsigned char)-1, 4)\n"
+"#define FRIT_V8D(c) ((frit_v8d){c, c, c, c, c, c, c, c})\n"
+"FRIT_INL frit_v8d frit_v8d_blend(frit_v8l m, frit_v8d a, frit_v8d b) {\n"
+"  return (frit_v8d)(((frit_v8l)a & m) | ((frit_v8l)b & ~m));\n"
+"}\n"
+"/* frit_sinf / frit_cosf on 8 lanes of |x| < 2^26: the Cody-Waite path of frit_trig_red and the\n"
+"   same polynomials, operation for operation */\n"
+"FRIT_INL frit_v8f frit_sincos8(frit_v8f x, int is_cos) {\n"
+"  frit_v8i xb = (frit_v8i)x, ix = xb & 0x7fffffff;\n"
+"  frit_v8d a = __builtin_convertvector((frit_v8f)ix, frit_v8d);\n"
+"  frit_v8d t = a * 0x1.45f306dc9c883p-1 + 0x1.8p52, n = t - 0x1.8p52;\n"
+"  frit_v8d r = ((a - n * 0x1.921fb54p+0) - n * 0x1.10b461p-30) - n * 0x1.a62633145c06ep-58;\n"
+"  frit_v8i q = __builtin_convertvector((frit_v8l)t, frit_v8i);\n"
+"  frit_v8d z = r * r;\n"
+"  frit_v8d s = FRIT_V8D_FMA(r * z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z,\n"
+"               FRIT_V8D(0x1.6124613a86d09p-33), FRIT_V8D(-0x1.ae64567f544e4p-26)), FRIT_V8D(0x1.71de3a556c734p-19)),\n"
+"               FRIT_V8D(-0x1.a01a01a01a01ap-13)), FRIT_V8D(0x1.1111111111111p-7)), FRIT_V8D(-0x1.5555555555555p-3)), r);\n"
+"  frit_v8d c = FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z, FRIT_V8D_FMA(z,\n"
+"               FRIT_V8D(-0x1.93974a8c07c9dp-37), FRIT_V8D(0x1.1eed8eff8d898p-29)), FRIT_V8D(-0x1.27e4fb7789f5cp-22)),\n"
+"               FRIT_V8D(0x1.a01a01a01a01ap-16)), FRIT_V8D(-0x1.6c16c16c16c17p-10)), FRIT_V8D(0x1.5555555555555p-5)),\n"
+"               FRIT_V8D(-0x1p-1)), FRIT_V8D(1.0));\n"
+"  frit_v8i neg;\n"
+"  if (is_cos) {\n"
+"    q += 1;\n"
+"    neg = (q >> 1) & 1;\n"
+"  } else {\n"
+"    neg = ((q >> 1) ^ (frit_v8i)((frit_v8u)xb >> 31)) & 1;\n"
+"  }\n"
+"  frit_v8l odd = __builtin_convertvector(q & 1, frit_v8l) != 0;\n"
+"  frit_v8f f = __builtin_convertvector(frit_v8d_blend(odd, c, s), frit_v8f);\n"
+"  return (frit_v8f)((frit_v8i)f ^ (neg << 31));\n"
+"}\n"
+"#define FRIT_TRIG_V16(NAME, SCALAR, IS_COS) \\\n"
+"  __attribute__((weak, visibility(\"hidden\"))) float NAME##_1(float x) __asm__(#NAME); \\\n"
+"  float NAME##_1(float x) { return SCALAR(x); } \\\n"
+"  __attribute__((weak, visibility(\"hidden\"))) frit_v16f NAME##_16(frit_v16f x) __asm__(\"_ZGVeN16v_\" #NAME); \\\n"
+"  frit_v16f NAME##_16(frit_v16f x) { \\\n"
+"    frit_v16i ix = (frit_v16i)x & 0x7fffffff; \\\n"
+"    if (__builtin_ia32_cmpd512_mask(ix, (frit_v16i){0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, \\\n"
+"          0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, 0x4c7fffff, \\\n"
+"          0x4c7fffff, 0x4c7fffff, 0x4c7fffff}, 6, (unsigned short)-1)) { \\\n"
+"      union { frit_v16f v; float f[16]; } u = {x}; \\\n"
+"      for (int i = 0; i < 16; i++) u.f[i] = SCALAR(u.f[i]); \\\n"
+"      return u.v; \\\n"
+"    } \\\n"
+"    union { frit_v16f v; frit_v8f h[2]; } u = {x}; \\\n"
+"    u.h[0] = frit_sincos8(u.h[0], IS_COS); \\\n"
+"    u.h[1] = frit_sincos8(u.h[1], IS_COS); \\\n"
+"    return u.v; \\\n"
+"  }\n"
+"#pragma omp declare simd notinbranch simdlen(16)\n"
+"float frit_sinv(float x);\n"
+"#pragma omp declare simd notinbranch simdlen(16)\n"
+"float frit_cosv(float x);\n"
+"FRIT_TRIG_V16(frit_sinv, frit_sinf, 0)\n"
+"FRIT_TRIG_V16(frit_cosv, frit_cosf, 1)\n"
 "#else\n"
 "#define frit_expv frit_expf\n"
+"#define frit_sinv frit_sinf\n"
+"#define frit_cosv frit_cosf\n"
 "#endif\n"
 ;
 
@@ -441,15 +516,21 @@ static const char prelude_c_tail[] =
  * compiling each beside the call; the sin/cos/tan, pow, f16 rounding and saturating cast
  * helpers do not qualify. */
 static const char *const vector_exp_neighbours[] = {
-  "frit_expf", "frit_exp2f", "frit_logf", "frit_log2f", "frit_tanhf", "frit_erff", "frit_blendf",
+  "frit_expf", "frit_sinf", "frit_cosf", "frit_exp2f", "frit_logf", "frit_log2f", "frit_tanhf", "frit_erff", "frit_blendf",
   "frit_blendd", "frit_maxf", "frit_minf", "frit_maxd", "frit_mind", "frit_fmaf", "frit_fma",
   "frit_f32_bits", "frit_f32_from", "frit_f64_bits", "frit_f64_from",
 };
 
 static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
-void cg_use_vector_exp(char *body) {
-  if (!body || !strstr(body, "frit_expf(") || strchr(body, '?')) return;
+/* The functions that have vector versions, and those versions' names (of the same length). */
+static const char *const vector_math[][2] = {{"frit_expf(", "frit_expv("}, {"frit_sinf(", "frit_sinv("}, {"frit_cosf(", "frit_cosv("}};
+enum { N_VECTOR_MATH = sizeof vector_math / sizeof *vector_math };
+
+void cg_use_vector_math(char *body) {
+  bool any = false;
+  for (int f = 0; f < N_VECTOR_MATH && body; f++) any = any || strstr(body, vector_math[f][0]);
+  if (!any || strchr(body, '?')) return;
   for (const char *q = body; (q = strstr(q, "frit_")) != NULL; q++) {
     if (q > body && ident_char(q[-1])) continue;
     size_t len = 5;
@@ -460,8 +541,9 @@ void cg_use_vector_exp(char *body) {
       known = strlen(vector_exp_neighbours[i]) == len && memcmp(vector_exp_neighbours[i], q, len) == 0;
     if (!known) return;
   }
-  for (char *q = body; (q = strstr(q, "frit_expf(")) != NULL; q++)
-    if (q == body || !ident_char(q[-1])) memcpy(q, "frit_expv(", 10);
+  for (int f = 0; f < N_VECTOR_MATH; f++)
+    for (char *q = body; (q = strstr(q, vector_math[f][0])) != NULL; q++)
+      if (q == body || !ident_char(q[-1])) memcpy(q, vector_math[f][1], strlen(vector_math[f][1]));
 }
 
 
