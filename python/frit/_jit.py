@@ -57,8 +57,6 @@ _wrap = A._wrap
 _concrete_node = A._concrete_node
 _np_empty = _outpool.empty  # large outputs reuse freed buffers (no page faults)
 _BY_NP = {d.value: d for d in D.ALL if d is not D.bfloat16}
-_DUMMY = np.zeros(8, np.uint64)  # the data pointer of size-0 arrays (never dereferenced)
-_DUMMY_PTR = _DUMMY.ctypes.data
 _LEAF = DN.LEAF  # treedef of an array leaf
 _WEAK = (bool, int, float)
 
@@ -66,12 +64,7 @@ _WEAK = (bool, int, float)
 STATIC_DIM_MAX = S.STATIC_DIM_MAX
 
 
-def _data_ptr(a):
-    """Address of a numpy array's data (a dummy for size 0), cheaper than a.ctypes.data."""
-    try:
-        return C.addressof(C.c_char.from_buffer(a))
-    except (TypeError, ValueError):  # read-only or empty
-        return a.__array_interface__["data"][0] if a.size else _DUMMY_PTR
+_data_ptr = S._data_ptr
 
 
 # ---------------------------------------------------------------- pytrees

@@ -129,7 +129,11 @@ _DUMMY_PTR = _DUMMY.ctypes.data
 
 
 def _data_ptr(a):
-    return a.ctypes.data if a.size else _DUMMY_PTR
+    """Address of a numpy array's data (a dummy for size 0): 0.3 us where a.ctypes.data takes 1."""
+    try:
+        return C.addressof(C.c_char.from_buffer(a))
+    except (TypeError, ValueError):  # read-only or empty
+        return a.__array_interface__["data"][0] if a.size else _DUMMY_PTR
 
 
 def node_ptr(n):
@@ -177,7 +181,7 @@ def _memo_key(build, params, ts):
 class Program:
     """A compiled program of a session (freed with the session's ctx)."""
     __slots__ = ("sess", "ptr", "input_names", "nout", "slot_of_input", "bind", "bind_names",
-                 "code_status", "__weakref__")
+                 "code_status", "ins", "outs", "__weakref__")
 
     def __init__(self, sess, ptr):
         self.sess, self.ptr = sess, ptr
@@ -188,6 +192,8 @@ class Program:
         self.bind = None
         self.bind_names = None
         self.code_status = None
+        self.ins = (_p * max(1, n))()  # the run call's pointer arrays, refilled at each run
+        self.outs = (_p * max(1, self.nout))()
 
     def info(self):
         return capture_file(lambda f: lib.frit_program_info(self.ptr, f))
@@ -211,8 +217,9 @@ class Program:
         outs = [_outpool.empty(s, d) for s, d in zip(out_shapes, out_dtypes)]
         if in_ptrs is None:
             in_ptrs = [_data_ptr(a) for a in inputs]
-        ins = (_p * max(1, len(in_ptrs)))(*in_ptrs)
-        os_ = (_p * max(1, len(outs)))(*[_data_ptr(a) for a in outs])
+        ins, os_ = self.ins, self.outs
+        ins[:len(in_ptrs)] = in_ptrs
+        os_[:len(outs)] = [_data_ptr(a) for a in outs]
         b, nb = self._bindings(vars)
         st = _run(self.ptr, ins, os_, b, nb)
         if st:
