@@ -51,8 +51,8 @@ frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
 
 /* The text each translation unit of a dialect starts with (prelude.c). */
 void cg_put_prelude(cg_str *o, frit_dialect d);
-/* In the body of a C vector loop, calls frit_expf through its vector version where gcc can
- * still vectorise the loop (prelude.c); rewrites the text in place. */
+/* In the body of a C vector loop, calls frit_expf, frit_sinf and frit_cosf through their vector
+ * versions where gcc can still vectorise the loop (prelude.c); rewrites the text in place. */
 void cg_use_vector_math(char *body);
 /* The kernel function's signature and opening brace in dialect d (ABI: codegen.h), declaring
  * g0_begin and g0_end (and g0_step on devices); nparams: highest parameter index used + 1. */

@@ -511,11 +511,11 @@ static const char prelude_c_tail[] =
 "#endif\n"
 ;
 
-/* The prelude's helpers that gcc 12 still vectorises in a loop beside a call to frit_expv's
+/* The prelude's helpers that gcc 12 still vectorises in a loop beside a call to a vector
  * clone: none holds a float select (`?:` on floats) for if-conversion to handle. Checked by
- * compiling each beside the call; the sin/cos/tan, pow, f16 rounding and saturating cast
- * helpers do not qualify. */
-static const char *const vector_exp_neighbours[] = {
+ * compiling each beside the call; the tan, pow, f16 rounding and saturating cast helpers do not
+ * qualify. (frit_expf, frit_sinf and frit_cosf become calls of their clones themselves.) */
+static const char *const vector_math_neighbours[] = {
   "frit_expf", "frit_sinf", "frit_cosf", "frit_exp2f", "frit_logf", "frit_log2f", "frit_tanhf", "frit_erff", "frit_blendf",
   "frit_blendd", "frit_maxf", "frit_minf", "frit_maxd", "frit_mind", "frit_fmaf", "frit_fma",
   "frit_f32_bits", "frit_f32_from", "frit_f64_bits", "frit_f64_from",
@@ -537,8 +537,8 @@ void cg_use_vector_math(char *body) {
     while (ident_char(q[len])) len++;
     if (q[len] != '(') continue; /* a type or a variable */
     bool known = false;
-    for (size_t i = 0; i < sizeof vector_exp_neighbours / sizeof *vector_exp_neighbours && !known; i++)
-      known = strlen(vector_exp_neighbours[i]) == len && memcmp(vector_exp_neighbours[i], q, len) == 0;
+    for (size_t i = 0; i < sizeof vector_math_neighbours / sizeof *vector_math_neighbours && !known; i++)
+      known = strlen(vector_math_neighbours[i]) == len && memcmp(vector_math_neighbours[i], q, len) == 0;
     if (!known) return;
   }
   for (int f = 0; f < N_VECTOR_MATH; f++)

@@ -259,12 +259,6 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
   return FRIT_OK;
 }
 
-/* Iterations of kernel k's loops (saturating), the parallelism and specialisation decisions'
- * input: over each of its maximal loop sets the product of those loops' trip counts, summed (two
- * loops one after the other in a body add, as they run); without the sets, the product of all.
- * A set with a loop of no trips counts 0 (a kernel of no points does nothing); else a loop whose
- * trip count the bindings do not give (a kernel's own variable) makes it big, and *unknown is
- * set (NULL: not asked). */
 uint64_t frit_rt_kernel_extents(frit_program *p, int k, int64_t ext[64]) {
   uint64_t unknown = 0;
   for (int r = 0; r < p->c->nranges[k] && r < 64; r++)
@@ -278,6 +272,12 @@ uint64_t frit_rt_kernel_extents(frit_program *p, int k, int64_t ext[64]) {
   return unknown;
 }
 
+/* Iterations of kernel k's loops (saturating), the parallelism and specialisation decisions'
+ * input: over each of its maximal loop sets the product of those loops' trip counts, summed (two
+ * loops one after the other in a body add, as they run); without the sets, the product of all.
+ * A set with a loop of no trips counts 0 (a kernel of no points does nothing); else a loop whose
+ * trip count the bindings do not give (a kernel's own variable) makes it big, and *unknown is
+ * set (NULL: not asked). */
 int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown) {
   int nr = p->c->nranges[k], nset = nr > 64 ? -1 : p->c->nwork_sets[k];
   int64_t ext[64], all = 1;
@@ -285,14 +285,15 @@ int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown) {
   bool any_unknown = unknown_bits != 0;
   if (unknown) *unknown = false;
   for (int r = 0; r < nr; r++) {
-    int64_t e = ext[r < 64 ? r : 63];
-    if (r >= 64) { /* past the sets' reach: evaluated here, alone */
-      if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
-        frit_clear_error(p->ctx);
-        any_unknown = true;
-        e = INT64_MAX;
-      }
-      e = e > 0 ? e : 0;
+    int64_t e;
+    if (r < 64) {
+      e = ext[r];
+    } else if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
+      frit_clear_error(p->ctx); /* past the loops that ext holds: a nest that deep has no sets */
+      any_unknown = true;
+      e = INT64_MAX;
+    } else if (e < 0) {
+      e = 0;
     }
     all = e && all > INT64_MAX / e ? INT64_MAX : all * e;
   }
