@@ -1,6 +1,6 @@
 """Transcendental functions on 2^20 float32, each against numpy's ufunc measured in this same
 process: frit.jit(f)(x) (the default jit) and the eager op, for exp, exp2, log, log2, sin, cos,
-tanh and x ** 2.7. frit's functions round correctly on all but a few of the 2^32 inputs (exp:
+tan, tanh and x ** 2.7. frit's functions round correctly on all but a few of the 2^32 inputs (exp:
 faithfully, within 0.99 ulp; docs/codegen.md); numpy's SIMD ones are within a few ulp. Prints
 JSON lines like bench_sort.py; bench/run merges them.
 Usage: bench_math.py [NAME...] (names containing one of these run; none: all)."""
@@ -56,7 +56,8 @@ def bench(name, f, npf, positive=False):
 P = np.float32(2.7)
 BENCHES = [("exp", frit.exp, np.exp, False), ("exp2", frit.exp2, np.exp2, False), ("log", frit.log, np.log, True),
            ("log2", frit.log2, np.log2, True), ("sin", frit.sin, np.sin, False), ("cos", frit.cos, np.cos, False),
-           ("tanh", frit.tanh, np.tanh, False), ("pow", lambda a: a ** 2.7, lambda a: a ** P, True)]
+           ("tan", frit.tan, np.tan, False), ("tanh", frit.tanh, np.tanh, False),
+           ("pow", lambda a: a ** 2.7, lambda a: a ** P, True)]
 
 if __name__ == "__main__":
     want = sys.argv[1:]

@@ -336,7 +336,7 @@ static void test_vectorized(frit_cg_program *p) {
     char own[32];
     snprintf(own, sizeof own, "frit_%s", names[i]);
     /* the definition and the call (exp, sin and cos: a call of their vector versions) */
-    static const char *const vector[] = {"frit_expv(", NULL, NULL, NULL, "frit_sinv(", "frit_cosv(", NULL, NULL, NULL, NULL};
+    static const char *const vector[] = {"frit_expv(", NULL, NULL, NULL, "frit_sinv(", "frit_cosv(", "frit_tanv(", NULL, NULL, NULL};
     CHECK(count_in(p->source, own) + (vector[i] ? count_in(p->source, vector[i]) : 0) >= 2);
     CHECK_EQ_INT(count_in(p->source, names[i]), count_in(p->source, own));
   }
@@ -345,14 +345,14 @@ static void test_vectorized(frit_cg_program *p) {
   CHECK(loops >= (native_has("__AVX2__") ? NF + 1 : 1));
 }
 
-/* The exp, sin and cos kernels' vector loops call frit_expv, frit_sinv and frit_cosv (their
- * hand-written AVX-512 versions under the default flags); compiled without `omp declare simd`
- * (no -fopenmp-simd), the same source runs the inline frit_expf, frit_sinf and frit_cosf. The
- * two agree bit for bit (NaN as NaN) over the sweep's inputs: for sin and cos, vectors of inputs
- * below 2^26 take the clone's own path, the others the inline function lane by lane. */
+/* The exp, sin, cos and tan kernels' vector loops call frit_expv, frit_sinv, frit_cosv and
+ * frit_tanv (their hand-written AVX-512 versions under the default flags); compiled without
+ * `omp declare simd` (no -fopenmp-simd), the same source runs the inline functions. The two
+ * agree bit for bit (NaN as NaN) over the sweep's inputs: for sin, cos and tan, vectors of
+ * inputs below 2^26 take the clone's own path, the others the inline function lane by lane. */
 static void test_vector_math_matches_inline(frit_cg_program *p) {
   static const struct { int f; const char *op, *call; } fs[] = {{0, "exp", "frit_expv("}, {4, "sin", "frit_sinv("},
-                                                                {5, "cos", "frit_cosv("}};
+                                                                {5, "cos", "frit_cosv("}, {6, "tan", "frit_tanv("}};
   frit_compile_opts opts;
   memset(&opts, 0, sizeof opts);
   opts.cache_dir = cache_dir;

@@ -51,7 +51,7 @@ frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
 
 /* The text each translation unit of a dialect starts with (prelude.c). */
 void cg_put_prelude(cg_str *o, frit_dialect d);
-/* In the body of a C vector loop, calls frit_expf, frit_sinf and frit_cosf through their vector
+/* In the body of a C vector loop, calls frit_expf, frit_sinf, frit_cosf and frit_tanf through their vector
  * versions where gcc can still vectorise the loop (prelude.c); rewrites the text in place. */
 void cg_use_vector_math(char *body);
 /* The kernel function's signature and opening brace in dialect d (ABI: codegen.h), declaring

@@ -437,10 +437,11 @@ static const char prelude_c_tail[] =
 "  frit_v16f p = (FRIT_V16_FMA(q, r, FRIT_V16(0.5f)) * (r * r) + r) + FRIT_V16(1.0f);\n"
 "  return __builtin_ia32_scalefps512_mask(p, n, z, (unsigned short)-1, 4);\n"
 "}\n"
-"/* frit_sinv, frit_cosv: frit_sinf and frit_cosf for vector loops, as frit_expv. A vector of\n"
-" * 16 inputs all below 2^26 in magnitude (no Payne-Hanek reduction needed) takes the Cody-Waite\n"
-" * path and the polynomials of frit_sinf, operation for operation, so the results are the same\n"
-" * bits; a vector holding a larger input, inf or NaN calls frit_sinf on each lane. The inline\n"
+"/* frit_sinv, frit_cosv, frit_tanv: frit_sinf, frit_cosf and frit_tanf for vector loops, as\n"
+" * frit_expv. A vector of 16 inputs all below 2^26 in magnitude (no Payne-Hanek reduction\n"
+" * needed) takes the Cody-Waite path and the polynomials of frit_sinf, operation for operation,\n"
+" * so the results are the same bits; a vector holding a larger input, inf or NaN calls the\n"
+" * inline function on each lane. The inline\n"
 " * form computes both reductions on every lane (its big-input half was 60% of its time). */\n"
 "typedef double frit_v8d __attribute__((vector_size(64)));\n"
 "typedef long long frit_v8l __attribute__((vector_size(64)));\n"
@@ -453,9 +454,9 @@ static const char prelude_c_tail[] =
 "FRIT_INL frit_v8d frit_v8d_blend(frit_v8l m, frit_v8d a, frit_v8d b) {\n"
 "  return (frit_v8d)(((frit_v8l)a & m) | ((frit_v8l)b & ~m));\n"
 "}\n"
-"/* frit_sinf / frit_cosf on 8 lanes of |x| < 2^26: the Cody-Waite path of frit_trig_red and the\n"
-"   same polynomials, operation for operation */\n"
-"FRIT_INL frit_v8f frit_sincos8(frit_v8f x, int is_cos) {\n"
+"/* frit_sinf, frit_cosf or frit_tanf (kind 0, 1, 2) on 8 lanes of |x| < 2^26: the Cody-Waite\n"
+"   path of frit_trig_red and the same polynomials, operation for operation */\n"
+"FRIT_INL frit_v8f frit_trig8(frit_v8f x, int kind) {\n"
 "  frit_v8i xb = (frit_v8i)x, ix = xb & 0x7fffffff;\n"
 "  frit_v8d a = __builtin_convertvector((frit_v8f)ix, frit_v8d);\n"
 "  frit_v8d t = a * 0x1.45f306dc9c883p-1 + 0x1.8p52, n = t - 0x1.8p52;\n"
@@ -469,18 +470,22 @@ static const char prelude_c_tail[] =
 "               FRIT_V8D(-0x1.93974a8c07c9dp-37), FRIT_V8D(0x1.1eed8eff8d898p-29)), FRIT_V8D(-0x1.27e4fb7789f5cp-22)),\n"
 "               FRIT_V8D(0x1.a01a01a01a01ap-16)), FRIT_V8D(-0x1.6c16c16c16c17p-10)), FRIT_V8D(0x1.5555555555555p-5)),\n"
 "               FRIT_V8D(-0x1p-1)), FRIT_V8D(1.0));\n"
-"  frit_v8i neg;\n"
-"  if (is_cos) {\n"
-"    q += 1;\n"
+"  frit_v8i neg, sign = (frit_v8i)((frit_v8u)xb >> 31);\n"
+"  if (kind == 1) q += 1;\n"
+"  frit_v8l odd = __builtin_convertvector(q & 1, frit_v8l) != 0;\n"
+"  frit_v8d v = frit_v8d_blend(odd, c, s);\n"
+"  if (kind == 2) {\n"
+"    v = v / frit_v8d_blend(odd, s, c);\n"
+"    neg = (q ^ sign) & 1;\n"
+"  } else if (kind == 1) {\n"
 "    neg = (q >> 1) & 1;\n"
 "  } else {\n"
-"    neg = ((q >> 1) ^ (frit_v8i)((frit_v8u)xb >> 31)) & 1;\n"
+"    neg = ((q >> 1) ^ sign) & 1;\n"
 "  }\n"
-"  frit_v8l odd = __builtin_convertvector(q & 1, frit_v8l) != 0;\n"
-"  frit_v8f f = __builtin_convertvector(frit_v8d_blend(odd, c, s), frit_v8f);\n"
+"  frit_v8f f = __builtin_convertvector(v, frit_v8f);\n"
 "  return (frit_v8f)((frit_v8i)f ^ (neg << 31));\n"
 "}\n"
-"#define FRIT_TRIG_V16(NAME, SCALAR, IS_COS) \\\n"
+"#define FRIT_TRIG_V16(NAME, SCALAR, KIND) \\\n"
 "  __attribute__((weak, visibility(\"hidden\"))) float NAME##_1(float x) __asm__(#NAME); \\\n"
 "  float NAME##_1(float x) { return SCALAR(x); } \\\n"
 "  __attribute__((weak, visibility(\"hidden\"))) frit_v16f NAME##_16(frit_v16f x) __asm__(\"_ZGVeN16v_\" #NAME); \\\n"
@@ -494,29 +499,33 @@ static const char prelude_c_tail[] =
 "      return u.v; \\\n"
 "    } \\\n"
 "    union { frit_v16f v; frit_v8f h[2]; } u = {x}; \\\n"
-"    u.h[0] = frit_sincos8(u.h[0], IS_COS); \\\n"
-"    u.h[1] = frit_sincos8(u.h[1], IS_COS); \\\n"
+"    u.h[0] = frit_trig8(u.h[0], KIND); \\\n"
+"    u.h[1] = frit_trig8(u.h[1], KIND); \\\n"
 "    return u.v; \\\n"
 "  }\n"
 "#pragma omp declare simd notinbranch simdlen(16)\n"
 "float frit_sinv(float x);\n"
 "#pragma omp declare simd notinbranch simdlen(16)\n"
 "float frit_cosv(float x);\n"
+"#pragma omp declare simd notinbranch simdlen(16)\n"
+"float frit_tanv(float x);\n"
 "FRIT_TRIG_V16(frit_sinv, frit_sinf, 0)\n"
 "FRIT_TRIG_V16(frit_cosv, frit_cosf, 1)\n"
+"FRIT_TRIG_V16(frit_tanv, frit_tanf, 2)\n"
 "#else\n"
 "#define frit_expv frit_expf\n"
 "#define frit_sinv frit_sinf\n"
 "#define frit_cosv frit_cosf\n"
+"#define frit_tanv frit_tanf\n"
 "#endif\n"
 ;
 
 /* The prelude's helpers that gcc 12 still vectorises in a loop beside a call to a vector
  * clone: none holds a float select (`?:` on floats) for if-conversion to handle. Checked by
- * compiling each beside the call; the tan, pow, f16 rounding and saturating cast helpers do not
- * qualify. (frit_expf, frit_sinf and frit_cosf become calls of their clones themselves.) */
+ * compiling each beside the call; the pow, f16 rounding and saturating cast helpers do not
+ * qualify. (frit_expf and the sin, cos and tan functions become calls of their clones.) */
 static const char *const vector_math_neighbours[] = {
-  "frit_expf", "frit_sinf", "frit_cosf", "frit_exp2f", "frit_logf", "frit_log2f", "frit_tanhf", "frit_erff", "frit_blendf",
+  "frit_expf", "frit_sinf", "frit_cosf", "frit_tanf", "frit_exp2f", "frit_logf", "frit_log2f", "frit_tanhf", "frit_erff", "frit_blendf",
   "frit_blendd", "frit_maxf", "frit_minf", "frit_maxd", "frit_mind", "frit_fmaf", "frit_fma",
   "frit_f32_bits", "frit_f32_from", "frit_f64_bits", "frit_f64_from",
 };
@@ -524,7 +533,8 @@ static const char *const vector_math_neighbours[] = {
 static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 /* The functions that have vector versions, and those versions' names (of the same length). */
-static const char *const vector_math[][2] = {{"frit_expf(", "frit_expv("}, {"frit_sinf(", "frit_sinv("}, {"frit_cosf(", "frit_cosv("}};
+static const char *const vector_math[][2] = {{"frit_expf(", "frit_expv("}, {"frit_sinf(", "frit_sinv("}, {"frit_cosf(", "frit_cosv("},
+                                             {"frit_tanf(", "frit_tanv("}};
 enum { N_VECTOR_MATH = sizeof vector_math / sizeof *vector_math };
 
 void cg_use_vector_math(char *body) {
