@@ -7,28 +7,16 @@ Usage: bench_math.py [NAME...] (names containing one of these run; none: all).""
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import frit  # noqa: E402
+from bench_sort import times  # noqa: E402 - (median, best) ms of fn()
 
 REPS = int(os.environ.get("FRIT_BENCH_REPS", "0")) or 15
 N = 1 << 20
-
-
-def times(fn, warmup=2, reps=REPS):
-    """(median, best) milliseconds of fn() after warm-up calls."""
-    for _ in range(warmup):
-        fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(ts)), 1e3 * float(np.min(ts))
 
 
 def bench(name, f, npf, positive=False):
@@ -42,10 +30,10 @@ def bench(name, f, npf, positive=False):
     ok = bool(np.allclose(np.asarray(j(x)), ref, rtol=1e-6, atol=1e-6, equal_nan=True))
     xa = frit.asarray(x)
     ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=1e-6, atol=1e-6, equal_nan=True))
-    tn = times(lambda: npf(x))
+    tn = times(lambda: npf(x), warmup=2, reps=REPS)
     threads = int(os.environ.get("FRIT_THREADS") or os.cpu_count() or 1)
     for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
-        t = times(fn)
+        t = times(fn, warmup=2, reps=REPS)
         rec = {"bench": "math_%s_1m_%s" % (name, path), "value": round(t[0], 3), "unit": "ms",
                "peer": "numpy %s (one thread, same run)" % np.__version__, "peer_value": round(tn[0], 3),
                "ratio": round(tn[0] / t[0], 4), "best_value": round(t[1], 3), "peer_best_value": round(tn[1], 3),
