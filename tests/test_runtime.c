@@ -319,6 +319,69 @@ static void test_memory(void) {
   frit_ctx_free(ctx);
 }
 
+/* The mappings of at least min_bytes that carry madvise(MADV_HUGEPAGE) ("hg" in smaps' VmFlags);
+ * -1 where /proc/self/smaps cannot be read. */
+static int hugepage_advised_maps(uint64_t min_bytes) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  uint64_t size = 0;
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long lo, hi;
+    if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2) size = hi - lo;
+    else if (!strncmp(line, "VmFlags:", 8) && strstr(line, " hg") && size >= min_bytes) n++;
+  }
+  fclose(f);
+  return n;
+}
+
+/* An arena of 4 MiB or more is advised into transparent huge pages (runtime.md), unless
+ * FRIT_NO_HUGEPAGES is set: the unfused exp(x) + 1 of 2M floats keeps 8 MiB in its arena. */
+static void test_huge_page_arena(void) {
+  FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  int before = hugepage_advised_maps((uint64_t)4 << 20);
+  if (!thp || before < 0) {
+    printf("no transparent huge pages here: the arena's advice is not checked\n");
+    if (thp) fclose(thp);
+    return;
+  }
+  fclose(thp);
+  frit_ctx *ctx = frit_ctx_new();
+  frit_uop *n = frit_var(ctx, "n", 1, 1 << 22);
+  frit_tensor *x = frit_input_sym(ctx, "x", FRIT_F32, 1, &n);
+  frit_tensor *y = frit_binary_t(ctx, FRIT_BF_ADD, frit_unary_t(ctx, FRIT_UF_EXP, x), frit_scalar_f(ctx, FRIT_F32, 1.0));
+  frit_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.no_fusion = 1;
+  int64_t nv = 1 << 21;
+  float *xv = calloc((size_t)nv, 4), *out = malloc((size_t)nv * 4);
+  frit_binding bn = {"n", nv};
+  void *in[1] = {xv}, *ob[1] = {out};
+  frit_program *p = frit_compile(ctx, &y, 1, &o);
+  CHECK(p != NULL);
+  if (p) {
+    CHECK_EQ_INT(frit_program_run(p, in, ob, &bn, 1), FRIT_OK);
+    CHECK(out[0] == 2.0f && out[nv - 1] == 2.0f);
+    CHECK_EQ_INT(hugepage_advised_maps((uint64_t)4 << 20), before + 1);
+    frit_program_free(p);
+  }
+  /* (a sanitizer's allocator may keep the freed arena mapped, advice and all) */
+  int kept = hugepage_advised_maps((uint64_t)4 << 20);
+  setenv("FRIT_NO_HUGEPAGES", "1", 1);
+  p = frit_compile(ctx, &y, 1, &o);
+  CHECK(p != NULL);
+  if (p) {
+    CHECK_EQ_INT(frit_program_run(p, in, ob, &bn, 1), FRIT_OK);
+    CHECK_EQ_INT(hugepage_advised_maps((uint64_t)4 << 20), kept);
+    frit_program_free(p);
+  }
+  unsetenv("FRIT_NO_HUGEPAGES");
+  free(xv);
+  free(out);
+  frit_ctx_free(ctx);
+}
+
 /* a softmax-like program big enough to be split across threads: results must not depend on
  * the thread count, and the interpreter must agree with the compiled code */
 static void test_threads_and_interpret(void) {
@@ -523,6 +586,7 @@ int main(void) {
   test_matmul();
   test_symbolic();
   test_memory();
+  test_huge_page_arena();
   test_threads_and_interpret();
   test_compile_errors();
   test_info_and_print();
