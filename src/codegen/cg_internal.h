@@ -71,7 +71,7 @@ int cg_param_count(frit_uop *const *nodes, size_t n);
 
 /* The register-array accumulation rewrite (opt_regacc.c), run after the axis choices; g0 is the
  * optimised AST's g0 range or NULL. Returns the AST unchanged when nothing fits; NULL on error. */
-frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop *g0);
+frit_uop *cg_regacc(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p);
 
 /* A RANGE's iteration count when it is a constant, else -1. */
 static inline int64_t cg_const_extent(const frit_uop *r) {

@@ -248,7 +248,7 @@ frit_uop *cg_optimize(frit_ctx *ctx, frit_uop *ast, frit_uop **g0_extent, frit_d
   if (!host && result && g0n) result = cg_flatten_parallel(ctx, result, &g0n);
   if (result && host && ch->tile >= 0 && !getenv("FRIT_NO_TILE")) result = cg_tile(ctx, result, &g0n, ch);
   if (result && ch->unroll >= 0 && !getenv("FRIT_NO_UNROLL")) result = cg_unroll(ctx, result, g0n);
-  if (result && host && ch->regacc >= 0 && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, g0n);
+  if (result && host && ch->regacc >= 0 && !getenv("FRIT_NO_REGACC")) result = cg_regacc(ctx, result, &g0n);
   if (g0_extent) *g0_extent = g0n ? g0n->src[0] : frit_const_int(ctx, FRIT_I64, 1);
   if (g0n && g0_extent && frit_dtype_kind((*g0_extent)->dtype) != FRIT_I64) *g0_extent = frit_cast(ctx, *g0_extent, FRIT_I64);
   if (g0_extent && !*g0_extent) result = NULL;

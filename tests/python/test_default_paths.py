@@ -395,6 +395,54 @@ def test_permuted_reductions_match_numpy(case, dtype):
         np.testing.assert_allclose(np.asarray(f(*args)), want, **tol)
 
 
+COLUMN_REDUCTIONS = {
+    "sum": lambda m, x: x.sum(axis=0),
+    "max": lambda m, x: x.max(axis=0),
+    "min": lambda m, x: m.min(x, axis=0),
+    "mean": lambda m, x: x.mean(axis=0),
+    "argmax": lambda m, x: m.argmax(x, axis=0),
+    "var": lambda m, x: x.var(axis=0),
+    "sum_plus_max": lambda m, x: x.sum(axis=0) * 2 + x.max(axis=0),
+    "sum_3d": lambda m, x: x.reshape(4, -1, x.shape[1]).sum(axis=1),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("cols", [1024, 48, 40, 1000, 1023, 16])
+@pytest.mark.parametrize("op", sorted(COLUMN_REDUCTIONS))
+def test_column_reductions_match_numpy(op, cols, dtype):
+    """Reductions down the columns of a row-major array (x.sum(axis=0)), whose only output loop
+    is the thread axis: codegen/opt_regacc.c splits it into blocks of W columns (the largest of
+    64, 32, 16, 8 that divides the count; 1023 columns are left as they were) and adds row by
+    row in a register array. Against numpy, eager, static jit and the default jit (twice: the
+    size-specialised variant); a NaN in a column propagates through max/min/argmax."""
+    fn = COLUMN_REDUCTIONS[op]
+    rng = np.random.default_rng(cols)
+    if dtype == np.int32:
+        x = rng.integers(-50, 50, (64, cols)).astype(dtype)
+    else:
+        x = rng.standard_normal((64, cols)).astype(dtype)
+        x[5, 3] = np.nan
+    want = fn(np, x.astype(np.float64) if dtype != np.int32 else x.astype(np.int64))
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    if dtype == np.int32 and op not in ("mean", "var"):
+        tol = dict(rtol=0, atol=0)
+    got = [np.asarray(fn(frit, frit.asarray(x)))]
+    for f in (frit.jit(lambda a: fn(frit, a), dynamic=False), frit.jit(lambda a: fn(frit, a))):
+        got += [np.asarray(f(x)) for _ in range(2)]
+    for g in got:
+        np.testing.assert_allclose(g, want, equal_nan=True, **tol)
+
+
+def test_column_sum_adds_row_by_row_in_a_register_array():
+    """The split happens where a W divides the columns, and not otherwise (the kernel source)."""
+    x = _rand((256, 1024), 3)
+    src = frit.jit(lambda a: a.sum(axis=0), dynamic=False).lower(x).source
+    assert re.search(r"float m\d+\[64\]", src), src[-2000:]
+    src = frit.jit(lambda a: a.sum(axis=0), dynamic=False).lower(x[:, :1023]).source
+    assert not re.search(r"float m\d+\[", src), src[-2000:]
+
+
 def _opencl():
     try:
         frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
