@@ -50,6 +50,20 @@ static bool loads_along(frit_uop *st, frit_uop *j) {
   return r;
 }
 
+/* Does a load in the reduction body rb not depend on i, so that the rows of a tile share it (a
+ * matmul's b[k, j], a conv's weights)? Where every load depends on i (x.max(axis=1) of (N, C,
+ * HW): x[n, c, hw]) the tile shares nothing, and its accumulators, whose max/min carry NaN and
+ * sign flags, ran 2-6x slower than the register-array rewrite (codegen/opt_regacc.c). */
+static bool shares_a_load(frit_uop *rb, const uint8_t *di) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(rb, &n);
+  bool r = !nodes; /* out of memory: as before */
+  for (size_t k = 0; k < n && !r; k++)
+    r = nodes[k]->op == FRIT_OP_LOAD && !di[nodes[k]->id];
+  free(nodes);
+  return r;
+}
+
 /* contiguous: a load reads along j as it stands (else only after j is split into panels) */
 static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, int *nred_out) {
   frit_uop *st = e->src[0];
@@ -69,6 +83,7 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, in
       ok = false;
     if (op == FRIT_OP_REDUCE) {
       if (!di[u->src[0]->id] || !dj[u->src[0]->id] || frit_dtype_lanes(u->dtype) != 1) ok = false;
+      if (ok && !shares_a_load(u->src[0], di)) ok = false;
       for (uint32_t s = 1; s < u->nsrc && ok; s++)
         if (di[u->src[s]->src[0]->id] || dj[u->src[s]->src[0]->id]) ok = false; /* triangular */
       red = true;

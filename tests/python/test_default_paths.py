@@ -443,6 +443,22 @@ def test_column_sum_adds_row_by_row_in_a_register_array():
     assert not re.search(r"float m\d+\[", src), src[-2000:]
 
 
+@pytest.mark.parametrize("op", ["max", "sum", "argmax"])
+def test_channel_reduction_is_not_register_tiled(op):
+    """x.max(axis=1) of (N, C, H, W) reads x[n, c, hw] alone: a register tile's rows would share
+    no load (codegen/opt_tile.c shares_a_load), so the register-array rewrite takes it (its
+    accumulators in an m array), 4x faster for max and 12x for argmax. Against numpy."""
+    x = _rand((32, 64, 28, 28), 11)
+    x[1, 5, 2, 3] = np.nan
+    fn = {"max": lambda m, a: a.max(axis=1), "sum": lambda m, a: a.sum(axis=1),
+          "argmax": lambda m, a: m.argmax(a, axis=1)}[op]
+    f = frit.jit(lambda a: fn(frit, a), dynamic=False)
+    np.testing.assert_allclose(np.asarray(f(x)), fn(np, x.astype(np.float64)), rtol=1e-5, atol=1e-5,
+                               equal_nan=True)
+    src = f.lower(x).source
+    assert re.search(r"\b(float|int64_t) m\d+\[", src), src[-3000:]
+
+
 def _opencl():
     try:
         frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
