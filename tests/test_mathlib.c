@@ -10,6 +10,7 @@
 #include "check.h"
 #include "codegen/codegen.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,10 @@ static char cache_dir[256];
 #define N_CHUNK (1 << 20)
 #define PTR(dt) frit_dtype_ptr((dt), FRIT_ADDR_GLOBAL)
 
-enum { NF = 9 }; /* unary functions; kernel NF is pow */
-static const frit_op fns[NF] = {FRIT_OP_EXP, FRIT_OP_EXP2, FRIT_OP_LOG,  FRIT_OP_LOG2, FRIT_OP_SIN,
-                                FRIT_OP_COS, FRIT_OP_TAN,  FRIT_OP_TANH, FRIT_OP_ERF};
+enum { NF = 14 }; /* unary functions; kernel NF is pow, NF + 1 atan2 */
+static const frit_op fns[NF] = {FRIT_OP_EXP,  FRIT_OP_EXP2, FRIT_OP_LOG,  FRIT_OP_LOG2, FRIT_OP_SIN,
+                                FRIT_OP_COS,  FRIT_OP_TAN,  FRIT_OP_TANH, FRIT_OP_ERF,  FRIT_OP_ASIN,
+                                FRIT_OP_ACOS, FRIT_OP_ATAN, FRIT_OP_SINH, FRIT_OP_COSH};
 
 static frit_uop *node(frit_op op, frit_dtype dt, frit_uop *const *src, int n, int64_t i0) {
   frit_arg a = {.i0 = i0, .i1 = i0 < 0 ? 0 : -1};
@@ -46,8 +48,8 @@ static frit_uop *unary_kernel(frit_op op) {
   return frit_sink(ctx, &e, 1);
 }
 
-/* out[i] = pow(x[i], y[i]) over N_CHUNK f32 elements */
-static frit_uop *pow_kernel(void) {
+/* out[i] = op(x[i], y[i]) over N_CHUNK f32 elements (pow, atan2) */
+static frit_uop *binary_kernel(frit_op op) {
   frit_uop *r = frit_range(ctx, frit_const_int(ctx, FRIT_I64, N_CHUNK), 0, FRIT_AXIS_GLOBAL);
   frit_uop *po = node(FRIT_OP_DEFINE_GLOBAL, PTR(FRIT_F32), NULL, 0, 0);
   frit_uop *px = node(FRIT_OP_DEFINE_GLOBAL, PTR(FRIT_F32), NULL, 0, 1);
@@ -56,12 +58,12 @@ static frit_uop *pow_kernel(void) {
   frit_uop *iy = node(FRIT_OP_INDEX, PTR(FRIT_F32), (frit_uop *[]){py, r}, 2, 0);
   frit_uop *io = node(FRIT_OP_INDEX, PTR(FRIT_F32), (frit_uop *[]){po, r}, 2, 0);
   frit_uop *x = node(FRIT_OP_LOAD, FRIT_F32, &ix, 1, 0), *y = node(FRIT_OP_LOAD, FRIT_F32, &iy, 1, 0);
-  frit_uop *st = node(FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){io, frit_binary(ctx, FRIT_OP_POW, x, y)}, 2, 0);
+  frit_uop *st = node(FRIT_OP_STORE, FRIT_VOID, (frit_uop *[]){io, frit_binary(ctx, op, x, y)}, 2, 0);
   frit_uop *e = node(FRIT_OP_END, FRIT_VOID, (frit_uop *[]){st, r}, 2, 0);
   return frit_sink(ctx, &e, 1);
 }
 
-static double (*const refs[NF])(double) = {exp, exp2, log, log2, sin, cos, tan, tanh, erf};
+static double (*const refs[NF])(double) = {exp, exp2, log, log2, sin, cos, tan, tanh, erf, asin, acos, atan, sinh, cosh};
 
 /* Distance of f from the exact value ref in units of the float ulp at ref (subnormal spacing
  * 2^-149 below 2^-126); 0 for matching infinities/NaNs and zeros of the same sign, huge for a
@@ -192,8 +194,9 @@ static void test_specials(frit_cg_program *p) {
   CHECK(out[8] == (float)log(0x1p-149) && out[9] == (float)log(0x1.fffffep127));
 }
 
-/* sin/cos/tan/tanh/erf: NaN, infinities, signed zeros, tiny and huge inputs give C's exact
- * results (sin(-0) = -0, cos(tiny) = 1, tanh(-inf) = -1, erf(x) = +-1 from 3.92 on ...) */
+/* sin/cos/tan/tanh/erf/asin/acos/atan/sinh/cosh: NaN, infinities, signed zeros, tiny and huge
+ * inputs give C's exact results (sin(-0) = -0, cos(tiny) = 1, tanh(-inf) = -1, erf(x) = +-1 from
+ * 3.92 on, asin(|x| > 1) = NaN, acos(-1) = pi, atan(inf) = pi/2, sinh overflow = inf ...) */
 static void test_specials_trig(frit_cg_program *p) {
   const float big = 0x1.fffffep127f;
   static const struct { int f; float x, want; } cases[] = {
@@ -207,6 +210,16 @@ static void test_specials_trig(frit_cg_program *p) {
     {7, 0x1p-149f, 0x1p-149f}, {7, -1e-30f, -1e-30f}, {7, 20.0f, 1.0f}, {7, -9.1f, -1.0f}, {7, -big, -1.0f},
     {8, NAN, NAN},        {8, INFINITY, 1.0f},  {8, -INFINITY, -1.0f}, {8, 0.0f, 0.0f},     {8, -0.0f, -0.0f},
     {8, 0x1p-149f, 0x1p-149f}, {8, -0x1p-149f, -0x1p-149f}, {8, 3.95f, 1.0f}, {8, -5.0f, -1.0f}, {8, big, 1.0f},
+    {9, NAN, NAN},        {9, INFINITY, NAN},   {9, 1.5f, NAN},      {9, 0.0f, 0.0f},       {9, -0.0f, -0.0f},
+    {9, 1.0f, 0x1.921fb6p0f}, {9, -1.0f, -0x1.921fb6p0f}, {9, -0x1p-149f, -0x1p-149f}, {9, -0x1.000002p0f, NAN},
+    {10, NAN, NAN},       {10, -INFINITY, NAN}, {10, 1.0f, 0.0f},    {10, -1.0f, 0x1.921fb6p1f}, {10, 0.0f, 0x1.921fb6p0f},
+    {10, -0.0f, 0x1.921fb6p0f}, {10, 1.0000001f, NAN},
+    {11, NAN, NAN},       {11, INFINITY, 0x1.921fb6p0f}, {11, -INFINITY, -0x1.921fb6p0f}, {11, 0.0f, 0.0f},
+    {11, -0.0f, -0.0f},   {11, -0x1p-149f, -0x1p-149f}, {11, big, 0x1.921fb6p0f}, {11, 1.0f, 0x1.921fb6p-1f},
+    {12, NAN, NAN},       {12, INFINITY, INFINITY}, {12, -INFINITY, -INFINITY}, {12, 0.0f, 0.0f}, {12, -0.0f, -0.0f},
+    {12, 0x1p-149f, 0x1p-149f}, {12, 89.5f, INFINITY}, {12, -100.5f, -INFINITY}, {12, -big, -INFINITY},
+    {13, NAN, NAN},       {13, INFINITY, INFINITY}, {13, -INFINITY, INFINITY}, {13, 0.0f, 1.0f}, {13, -0.0f, 1.0f},
+    {13, -0x1p-149f, 1.0f}, {13, 89.5f, INFINITY}, {13, -big, INFINITY},
   };
   float in[64], out[64];
   int bad = 0;
@@ -282,9 +295,62 @@ static void test_pow(frit_kernel_fn fn) {
   free(x), free(y), free(out);
 }
 
+/* atan2(y, x): bit for bit C99 F.9.1.4 on every pair of special and boundary values (signed
+ * zeros, infinities, NaN: +-0, +-pi, +-pi/2, +-pi/4, +-3pi/4 rounded), then less than 1 ulp from
+ * atan2 in double on a sample: half uniform over the bit patterns of both, half near the diagonal
+ * and the axes (|y|/|x| near 1, tan(pi/8) and 0) */
+static void test_atan2(frit_kernel_fn fn) {
+  static const float sv[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f,
+                             0x1.fffffep127f, -0x1.fffffep127f, 0.41421357f, 2.4142137f, 3.0f, -7.5f, 1e-30f};
+  enum { NS = sizeof sv / sizeof sv[0] };
+  float *x = calloc(N_CHUNK, 4), *y = calloc(N_CHUNK, 4), *out = calloc(N_CHUNK, 4);
+  int bad = 0;
+  long n = 0;
+  for (int i = 0; i < NS; i++)
+    for (int j = 0; j < NS; j++) y[n] = sv[i], x[n++] = sv[j];
+  fn((void *[]){out, y, x}, NULL, 0, n);
+  for (long i = 0; i < n; i++) {
+    float w = (float)atan2((double)y[i], (double)x[i]);
+    bool ok = isnan(w) ? isnan(out[i]) : out[i] == w && !signbit(out[i]) == !signbit(w);
+    if (!ok && bad++ < 8) fprintf(stderr, "atan2(%a, %a) = %a, want %a\n", y[i], x[i], out[i], w);
+  }
+  CHECK_EQ_INT(bad, 0);
+  long total = (long)((1ull << 32) / (uint64_t)sweep_stride());
+  double maxerr = 0;
+  float wy = 0, wx = 0;
+  uint64_t seed = 11;
+  n = 0;
+  for (long k = 0; k < total; k++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t a = (uint32_t)(seed >> 32), b = (uint32_t)seed;
+    float yf = fbits(a), xf = fbits(b);
+    if (k & 1) { /* |y| / |x| near 1, tan(pi/8) or tiny */
+      static const float ratio[] = {1.0f, 0.41421357f, 2.4142137f, 1e-20f};
+      xf = fbits(b & 0xbf7fffffu); /* finite, below 2^64 */
+      yf = xf * ratio[(a >> 30) & 3] * (1.0f + (float)(int32_t)(a & 0xfffff) * 0x1p-40f);
+      if (a & 0x200000u) yf = -yf;
+    }
+    y[n] = yf, x[n++] = xf;
+    if (n == N_CHUNK || k == total - 1) {
+      fn((void *[]){out, y, x}, NULL, 0, n);
+      for (long i = 0; i < n; i++) {
+        double e = ulp_err(out[i], atan2((double)y[i], (double)x[i]));
+        if (e >= 1.0 && bad++ < 8) fprintf(stderr, "atan2(%a, %a) = %a\n", y[i], x[i], out[i]);
+        if (e > maxerr) maxerr = e, wy = y[i], wx = x[i];
+      }
+      n = 0;
+    }
+  }
+  printf("atan2 f32: %d special pairs, %ld sampled pairs, max error %.4f ulp (at %a, %a)\n", NS * NS, total, maxerr, wy, wx);
+  CHECK_EQ_INT(bad, 0);
+  CHECK(maxerr < 1.0);
+  free(x), free(y), free(out);
+}
+
+/* occurrences of w not preceded by a letter or digit (sinf( in frit_sinf(, not in frit_asinf() */
 static int count_in(const char *s, const char *w) {
   int n = 0;
-  for (const char *q = s; (q = strstr(q, w)); q += strlen(w)) n++;
+  for (const char *q = s; (q = strstr(q, w)); q += strlen(w)) n += q == s || !isalnum((unsigned char)q[-1]);
   return n;
 }
 
@@ -331,18 +397,19 @@ static bool native_has(const char *macro) {
  * on AVX2 and AVX-512 targets (on AVX2, log2f and logf once stayed scalar: a 64-bit arithmetic
  * shift and int64->double conversion have no AVX2 instruction); elsewhere at least one. */
 static void test_vectorized(frit_cg_program *p) {
-  static const char *const names[] = {"expf(", "exp2f(", "logf(", "log2f(", "sinf(", "cosf(", "tanf(", "tanhf(", "erff(", "powf("};
-  for (int i = 0; i < NF + 1; i++) {
+  static const char *const names[] = {"expf(", "exp2f(", "logf(", "log2f(", "sinf(",  "cosf(",  "tanf(",  "tanhf(",
+                                      "erff(", "asinf(", "acosf(", "atanf(", "sinhf(", "coshf(", "powf(", "atan2f("};
+  for (int i = 0; i < NF + 2; i++) {
     char own[32];
     snprintf(own, sizeof own, "frit_%s", names[i]);
     /* the definition and the call (exp, sin and cos: a call of their vector versions) */
-    static const char *const vector[] = {"frit_expv(", NULL, NULL, NULL, "frit_sinv(", "frit_cosv(", "frit_tanv(", NULL, NULL, NULL};
+    static const char *const vector[NF + 2] = {"frit_expv(", NULL, NULL, NULL, "frit_sinv(", "frit_cosv(", "frit_tanv("};
     CHECK(count_in(p->source, own) + (vector[i] ? count_in(p->source, vector[i]) : 0) >= 2);
     CHECK_EQ_INT(count_in(p->source, names[i]), count_in(p->source, own));
   }
   int loops = vectorized_loops(p->source);
-  printf("vectorised loops: %d of %d\n", loops, NF + 1);
-  CHECK(loops >= (native_has("__AVX2__") ? NF + 1 : 1));
+  printf("vectorised loops: %d of %d\n", loops, NF + 2);
+  CHECK(loops >= (native_has("__AVX2__") ? NF + 2 : 1));
 }
 
 /* The exp, sin, cos and tan kernels' vector loops call frit_expv, frit_sinv, frit_cosv and
@@ -544,16 +611,18 @@ int main(void) {
   memset(&opts, 0, sizeof opts);
   opts.cache_dir = cache_dir;
   CHECK_EQ_INT(frit_codegen_config(ctx, &opts, &cfg), FRIT_OK);
-  frit_uop *asts[NF + 1];
+  frit_uop *asts[NF + 2];
   for (int f = 0; f < NF; f++) asts[f] = unary_kernel(fns[f]);
-  asts[NF] = pow_kernel();
-  frit_cg_program *p = frit_codegen_generate(ctx, asts, NULL, NF + 1, NULL, 0);
+  asts[NF] = binary_kernel(FRIT_OP_POW);
+  asts[NF + 1] = binary_kernel(FRIT_OP_ATAN2);
+  frit_cg_program *p = frit_codegen_generate(ctx, asts, NULL, NF + 2, NULL, 0);
   CHECK(p != NULL);
   if (p && frit_codegen_compile(ctx, p, &cfg) == FRIT_OK) {
     test_specials(p);
     test_specials_trig(p);
     test_accuracy(p);
     if (fn_selected(FRIT_OP_POW)) test_pow(p->kernels[NF].fn);
+    if (fn_selected(FRIT_OP_ATAN2)) test_atan2(p->kernels[NF + 1].fn);
     test_vectorized(p);
     test_vector_math_matches_inline(p);
   } else {

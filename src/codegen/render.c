@@ -227,7 +227,7 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   /* f32 (f16/bf16 too): the prelude's branch-free frit_powf, which vectorises, as the unary
    * functions below */
   case FRIT_OP_POW: rnd_open(o, k); cg_printf(o, "%spow%s(%s, %s))", k == FRIT_F64 ? "" : "frit_", S, a[0], a[1]); return true;
-  case FRIT_OP_ATAN2: rnd_open(o, k); cg_printf(o, "atan2%s(%s, %s))", S, a[0], a[1]); return true;
+  case FRIT_OP_ATAN2: rnd_open(o, k); cg_printf(o, "%satan2%s(%s, %s))", k == FRIT_F64 ? "" : "frit_", S, a[0], a[1]); return true;
   case FRIT_OP_COMPLEX: cg_printf(o, "%s(%s, %s)", k == FRIT_F64 ? "CMPLX" : "CMPLXF", a[0], a[1]); return true;
   /* -ffp-contract=off keeps the product and the sum two roundings */
   case FRIT_OP_MULACC: rnd_open(o, k); cg_printf(o, "%s * %s + %s)", a[0], a[1], a[2]); return true;
@@ -245,12 +245,13 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
     return unsupported(ctx, op, k); /* comparisons and WHERE: render_compare_select */
   }
   rnd_open(o, k);
-  /* f32 (and f16/bf16, computed in f32) exp/exp2/log/log2/sin/cos/tan/tanh/erf: the prelude's
+  /* f32 (and f16/bf16, computed in f32) exp/exp2/log/log2/sin/cos/tan/tanh/erf/asin/acos/atan/sinh/cosh: the prelude's
    * branch-free versions, which vectorise (libm calls do not without -ffast-math); within 1 ulp
    * of the exact value, docs/semantics.md */
   bool own = k != FRIT_F64 && (op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2 ||
                                op == FRIT_OP_SIN || op == FRIT_OP_COS || op == FRIT_OP_TAN || op == FRIT_OP_TANH ||
-                               op == FRIT_OP_ERF);
+                               op == FRIT_OP_ERF || op == FRIT_OP_ASIN || op == FRIT_OP_ACOS || op == FRIT_OP_ATAN ||
+                               op == FRIT_OP_SINH || op == FRIT_OP_COSH);
   cg_printf(o, "%s%s%s(%s))", own ? "frit_" : "", fn, S, a[0]);
   return true;
 }
