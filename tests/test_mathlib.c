@@ -233,9 +233,50 @@ static void test_specials_trig(frit_cg_program *p) {
   CHECK_EQ_INT(bad, 0);
 }
 
+/* A two-input function's kernel checked on every pair of the special values sv (a and b in the
+ * kernel's input order), then on the sample gen makes of (1 << 32) / stride pairs from a seeded
+ * generator: check returns an error in ulp and counts failures in *bad (special: a pair of sv). */
+typedef double (*pair_check)(float a, float b, float got, bool special, int *bad);
+typedef void (*pair_gen)(long k, uint32_t r0, uint32_t r1, float *a, float *b);
+
+static void binary_sweep(const char *name, frit_kernel_fn fn, const float *sv, int ns, uint64_t seed, pair_gen gen,
+                         pair_check check) {
+  float *x = calloc(N_CHUNK, 4), *y = calloc(N_CHUNK, 4), *out = calloc(N_CHUNK, 4);
+  int bad = 0;
+  long n = 0;
+  for (int i = 0; i < ns; i++)
+    for (int j = 0; j < ns; j++) x[n] = sv[i], y[n++] = sv[j];
+  fn((void *[]){out, x, y}, NULL, 0, n);
+  for (long i = 0; i < n; i++) check(x[i], y[i], out[i], true, &bad);
+  CHECK_EQ_INT(bad, 0);
+  long total = (long)((1ull << 32) / (uint64_t)sweep_stride());
+  double maxerr = 0;
+  float wx = 0, wy = 0;
+  n = 0;
+  for (long k = 0; k < total; k++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    gen(k, (uint32_t)(seed >> 32), (uint32_t)seed, &x[n], &y[n]);
+    n++;
+    if (n == N_CHUNK || k == total - 1) {
+      fn((void *[]){out, x, y}, NULL, 0, n);
+      for (long i = 0; i < n; i++) {
+        double e = check(x[i], y[i], out[i], false, &bad);
+        if (e > maxerr) maxerr = e, wx = x[i], wy = y[i];
+      }
+      n = 0;
+    }
+  }
+  printf("%s f32: %d special pairs, %ld sampled pairs, max error %.4f ulp (at %a, %a)\n", name, ns * ns, total, maxerr, wx,
+         wy);
+  CHECK_EQ_INT(bad, 0);
+  CHECK(maxerr < 1.0);
+  free(x), free(y), free(out);
+}
+
 /* pow(x, y): f exact (bit for bit, sign of zero included) where pow's result is a float (0,
- * inf, NaN, +-1, powers of two, small integers), else less than 1 ulp; errors counted in *bad */
-static double pow_check(float x, float y, float got, int *bad) {
+ * inf, NaN, +-1, powers of two, small integers), else less than 1 ulp */
+static double pow_check(float x, float y, float got, bool special, int *bad) {
+  (void)special;
   double ref = pow((double)x, (double)y);
   float rf = (float)ref;
   double e = ulp_err(got, ref);
@@ -245,106 +286,58 @@ static double pow_check(float x, float y, float got, int *bad) {
   return e;
 }
 
+/* half uniform over the bit patterns of both, half with y chosen so that x^y lands in the float
+ * range (a quarter of those integer y) */
+static void pow_gen(long k, uint32_t a, uint32_t b, float *x, float *y) {
+  *x = fbits(a), *y = fbits(b);
+  if (k & 1) {
+    *x = fbits(a & 0xff7fffffu); /* finite */
+    double l = log2(fabs((double)*x)), t = ldexp((double)(b >> 8), -24) * 285.0 - 155.0;
+    *y = l != 0 && isfinite(l) ? (float)(t / l) : 1.5f;
+    if ((b & 3) == 0) *y = rintf(*y);
+  }
+}
+
 /* C99 F.9.4.4 on every pair of special and boundary values (x^+-0 = 1 with NaN too, 1^y = 1,
  * (-1)^+-inf = 1, (+-0)^y by the parity and sign of y, negative x with non-integer y = NaN, ...),
- * then a 2-D sample against pow in double: half uniform over the bit patterns of both, half
- * with y chosen so that x^y lies within the float range (a quarter of those integer y) */
+ * then the sample against pow in double */
 static void test_pow(frit_kernel_fn fn) {
   static const float sv[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 0.5f, -0.5f, 2.0f, -2.0f,
                              3.0f, -3.0f, 2.5f, -2.5f, 0x1p-149f, -0x1p-149f, 0x1.fffffep127f, -0x1.fffffep127f,
                              1e-30f, -1e-30f, 0x1.000002p0f, 0x1.fffffep-1f, -0x1.fffffep-1f, 0x1p24f, -0x1p24f,
                              0x1.000002p24f, 8388609.0f, -8388609.0f, 0x1p-126f, 127.0f, -127.0f, 128.0f,
                              -149.0f, -150.0f, 0.25f, 1.5f, -1.5f, 10.0f, -7.0f};
-  enum { NS = sizeof sv / sizeof sv[0] };
-  float *x = calloc(N_CHUNK, 4), *y = calloc(N_CHUNK, 4), *out = calloc(N_CHUNK, 4);
-  int bad = 0;
-  long n = 0;
-  for (int i = 0; i < NS; i++)
-    for (int j = 0; j < NS; j++) x[n] = sv[i], y[n++] = sv[j];
-  fn((void *[]){out, x, y}, NULL, 0, n);
-  for (long i = 0; i < n; i++) pow_check(x[i], y[i], out[i], &bad);
-  CHECK_EQ_INT(bad, 0);
-  long total = (long)((1ull << 32) / (uint64_t)sweep_stride());
-  double maxerr = 0;
-  float wx = 0, wy = 0;
-  uint64_t seed = 7;
-  n = 0;
-  for (long k = 0; k < total; k++) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    uint32_t a = (uint32_t)(seed >> 32), b = (uint32_t)seed;
-    float xf = fbits(a), yf = fbits(b);
-    if (k & 1) {
-      xf = fbits(a & 0xff7fffffu); /* finite */
-      double l = log2(fabs((double)xf)), t = ldexp((double)(b >> 8), -24) * 285.0 - 155.0;
-      yf = l != 0 && isfinite(l) ? (float)(t / l) : 1.5f;
-      if ((b & 3) == 0) yf = rintf(yf);
-    }
-    x[n] = xf, y[n++] = yf;
-    if (n == N_CHUNK || k == total - 1) {
-      fn((void *[]){out, x, y}, NULL, 0, n);
-      for (long i = 0; i < n; i++) {
-        double e = pow_check(x[i], y[i], out[i], &bad);
-        if (e > maxerr) maxerr = e, wx = x[i], wy = y[i];
-      }
-      n = 0;
-    }
-  }
-  printf("pow f32: %d special pairs, %ld sampled pairs, max error %.4f ulp (at %a, %a)\n", NS * NS, total, maxerr, wx, wy);
-  CHECK_EQ_INT(bad, 0);
-  CHECK(maxerr < 1.0);
-  free(x), free(y), free(out);
+  binary_sweep("pow", fn, sv, (int)(sizeof sv / sizeof sv[0]), 7, pow_gen, pow_check);
 }
 
-/* atan2(y, x): bit for bit C99 F.9.1.4 on every pair of special and boundary values (signed
- * zeros, infinities, NaN: +-0, +-pi, +-pi/2, +-pi/4, +-3pi/4 rounded), then less than 1 ulp from
- * atan2 in double on a sample: half uniform over the bit patterns of both, half near the diagonal
- * and the axes (|y|/|x| near 1, tan(pi/8) and 0) */
+/* atan2(y, x): bit for bit C99 F.9.1.4 (the double atan2 rounded) on the special pairs, within
+ * 1 ulp of it elsewhere */
+static double atan2_check(float y, float x, float got, bool special, int *bad) {
+  double ref = atan2((double)y, (double)x), e = ulp_err(got, ref);
+  float w = (float)ref;
+  if (special && !(isnan(w) ? isnan(got) : got == w && !signbit(got) == !signbit(w))) e = 1e9;
+  if (e >= 1.0 && (*bad)++ < 8) fprintf(stderr, "atan2(%a, %a) = %a, want %a\n", y, x, got, ref);
+  return e;
+}
+
+/* half uniform over the bit patterns of both, half with |y| / |x| near 1, tan(pi/8), its
+ * inverse or tiny (where the reduction switches) */
+static void atan2_gen(long k, uint32_t a, uint32_t b, float *y, float *x) {
+  static const float ratio[] = {1.0f, 0.41421357f, 2.4142137f, 1e-20f};
+  *y = fbits(a), *x = fbits(b);
+  if (k & 1) {
+    *x = fbits(b & 0xbf7fffffu); /* finite, below 2^64 */
+    *y = *x * ratio[(a >> 30) & 3] * (1.0f + (float)(int32_t)(a & 0xfffff) * 0x1p-40f);
+    if (a & 0x200000u) *y = -*y;
+  }
+}
+
+/* signed zeros, infinities, NaN (+-0, +-pi, +-pi/2, +-pi/4, +-3pi/4 rounded) and the reduction's
+ * switch points */
 static void test_atan2(frit_kernel_fn fn) {
   static const float sv[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f,
                              0x1.fffffep127f, -0x1.fffffep127f, 0.41421357f, 2.4142137f, 3.0f, -7.5f, 1e-30f};
-  enum { NS = sizeof sv / sizeof sv[0] };
-  float *x = calloc(N_CHUNK, 4), *y = calloc(N_CHUNK, 4), *out = calloc(N_CHUNK, 4);
-  int bad = 0;
-  long n = 0;
-  for (int i = 0; i < NS; i++)
-    for (int j = 0; j < NS; j++) y[n] = sv[i], x[n++] = sv[j];
-  fn((void *[]){out, y, x}, NULL, 0, n);
-  for (long i = 0; i < n; i++) {
-    float w = (float)atan2((double)y[i], (double)x[i]);
-    bool ok = isnan(w) ? isnan(out[i]) : out[i] == w && !signbit(out[i]) == !signbit(w);
-    if (!ok && bad++ < 8) fprintf(stderr, "atan2(%a, %a) = %a, want %a\n", y[i], x[i], out[i], w);
-  }
-  CHECK_EQ_INT(bad, 0);
-  long total = (long)((1ull << 32) / (uint64_t)sweep_stride());
-  double maxerr = 0;
-  float wy = 0, wx = 0;
-  uint64_t seed = 11;
-  n = 0;
-  for (long k = 0; k < total; k++) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    uint32_t a = (uint32_t)(seed >> 32), b = (uint32_t)seed;
-    float yf = fbits(a), xf = fbits(b);
-    if (k & 1) { /* |y| / |x| near 1, tan(pi/8) or tiny */
-      static const float ratio[] = {1.0f, 0.41421357f, 2.4142137f, 1e-20f};
-      xf = fbits(b & 0xbf7fffffu); /* finite, below 2^64 */
-      yf = xf * ratio[(a >> 30) & 3] * (1.0f + (float)(int32_t)(a & 0xfffff) * 0x1p-40f);
-      if (a & 0x200000u) yf = -yf;
-    }
-    y[n] = yf, x[n++] = xf;
-    if (n == N_CHUNK || k == total - 1) {
-      fn((void *[]){out, y, x}, NULL, 0, n);
-      for (long i = 0; i < n; i++) {
-        double e = ulp_err(out[i], atan2((double)y[i], (double)x[i]));
-        if (e >= 1.0 && bad++ < 8) fprintf(stderr, "atan2(%a, %a) = %a\n", y[i], x[i], out[i]);
-        if (e > maxerr) maxerr = e, wy = y[i], wx = x[i];
-      }
-      n = 0;
-    }
-  }
-  printf("atan2 f32: %d special pairs, %ld sampled pairs, max error %.4f ulp (at %a, %a)\n", NS * NS, total, maxerr, wy, wx);
-  CHECK_EQ_INT(bad, 0);
-  CHECK(maxerr < 1.0);
-  free(x), free(y), free(out);
+  binary_sweep("atan2", fn, sv, (int)(sizeof sv / sizeof sv[0]), 11, atan2_gen, atan2_check);
 }
 
 /* occurrences of w not preceded by a letter or digit (sinf( in frit_sinf(, not in frit_asinf() */
