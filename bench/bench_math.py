@@ -1,9 +1,9 @@
 """Transcendental functions on 2^20 float32, each against numpy's ufunc measured in this same
 process: frit.jit(f)(x) (the default jit) and the eager op, for exp, exp2, log, log2, sin, cos,
-tan, tanh and x ** 2.7. frit's functions round correctly on all but a few of the 2^32 inputs (exp,
-sin and cos: faithfully, within 0.99, 0.76 and 0.74 ulp; docs/codegen.md); numpy's SIMD ones are
-within a few ulp. Prints
-JSON lines like bench_sort.py; bench/run merges them.
+tan, tanh, x ** 2.7, atan, asin, sinh, cosh and atan2. frit's functions round correctly on all
+but a few of the 2^32 inputs (exp, sin and cos: faithfully, within 0.99, 0.76 and 0.74 ulp;
+docs/codegen.md); numpy's SIMD ones are within a few ulp. Prints JSON lines like bench_sort.py;
+bench/run merges them.
 Usage: bench_math.py [NAME...] (names containing one of these run; none: all)."""
 import json
 import os
@@ -46,7 +46,10 @@ P = np.float32(2.7)
 BENCHES = [("exp", frit.exp, np.exp, False), ("exp2", frit.exp2, np.exp2, False), ("log", frit.log, np.log, True),
            ("log2", frit.log2, np.log2, True), ("sin", frit.sin, np.sin, False), ("cos", frit.cos, np.cos, False),
            ("tan", frit.tan, np.tan, False), ("tanh", frit.tanh, np.tanh, False),
-           ("pow", lambda a: a ** 2.7, lambda a: a ** P, True)]
+           ("pow", lambda a: a ** 2.7, lambda a: a ** P, True), ("atan", frit.arctan, np.arctan, False),
+           ("asin", lambda a: frit.arcsin(a * 0.1), lambda a: np.arcsin(a * np.float32(0.1)), False),
+           ("sinh", frit.sinh, np.sinh, False), ("cosh", frit.cosh, np.cosh, False),
+           ("atan2", lambda a: frit.arctan2(a, a[::-1] + 0.5), lambda a: np.arctan2(a, a[::-1] + np.float32(0.5)), False)]
 
 if __name__ == "__main__":
     want = sys.argv[1:]
