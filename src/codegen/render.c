@@ -245,9 +245,9 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
     return unsupported(ctx, op, k); /* comparisons and WHERE: render_compare_select */
   }
   rnd_open(o, k);
-  /* f32 (and f16/bf16, computed in f32) exp/exp2/log/log2/sin/cos/tan/tanh/erf/asin/acos/atan/sinh/cosh: the prelude's
-   * branch-free versions, which vectorise (libm calls do not without -ffast-math); within 1 ulp
-   * of the exact value, docs/semantics.md */
+  /* f32 (and f16/bf16, computed in f32) exp, exp2, log, log2, sin, cos, tan, tanh, erf, asin,
+   * acos, atan, sinh, cosh: the prelude's branch-free versions, which vectorise (libm calls do
+   * not without -ffast-math); within 1 ulp of the exact value, docs/semantics.md */
   bool own = k != FRIT_F64 && (op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2 ||
                                op == FRIT_OP_SIN || op == FRIT_OP_COS || op == FRIT_OP_TAN || op == FRIT_OP_TANH ||
                                op == FRIT_OP_ERF || op == FRIT_OP_ASIN || op == FRIT_OP_ACOS || op == FRIT_OP_ATAN ||
