@@ -190,6 +190,20 @@ static frit_uop *split_thread_axis(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p,
   if (C <= 0 || ast->nsrc > 64) return NULL;
   while (W >= 8 && C % W) W /= 2;
   if (W < 8 || C < 2 * W) return NULL;
+  /* only kernels with a reduction loading along g0 (most have none: build no nodes for them) */
+  for (uint32_t i = 0; i < ast->nsrc; i++) {
+    frit_uop *e = ast->src[i];
+    if (e->op != FRIT_OP_END || e->nsrc != 2 || e->src[1] != g0 || e->src[0]->op != FRIT_OP_STORE) return NULL;
+    scan sc;
+    memset(&sc, 0, sizeof sc);
+    sc.seen = calloc((size_t)e->id + 1, 1);
+    if (!sc.seen) return NULL;
+    collect(e->src[0]->src[1], g0, &sc, 0);
+    memset(sc.seen, 0, (size_t)e->id + 1);
+    for (int t = 0; t < sc.nred && !sc.bad; t++) body_loads(sc.red[t]->src[0], g0, &sc, 0);
+    free(sc.seen);
+    if (sc.bad || sc.nred == 0 || !sc.contiguous) return NULL;
+  }
   frit_dtype dt = g0->src[0]->dtype;
   frit_uop *gb = frit_range(ctx, frit_const_int(ctx, dt, C / W), (*next_id)++, FRIT_AXIS_GLOBAL);
   frit_uop *gl = frit_range(ctx, frit_const_int(ctx, dt, W), (*next_id)++, FRIT_AXIS_LOOP);
