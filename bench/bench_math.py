@@ -5,7 +5,6 @@ but a few of the 2^32 inputs (exp, sin and cos: faithfully, within 0.99, 0.76 an
 docs/codegen.md); numpy's SIMD ones are within a few ulp. Prints JSON lines like bench_sort.py;
 bench/run merges them.
 Usage: bench_math.py [NAME...] (names containing one of these run; none: all)."""
-import json
 import os
 import sys
 
@@ -14,7 +13,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import frit  # noqa: E402
-from bench_sort import times  # noqa: E402 - (median, best) ms of fn()
+from bench_sort import emit, run_selected, times  # noqa: E402 - (median, best) ms of fn()
 
 REPS = int(os.environ.get("FRIT_BENCH_REPS", "0")) or 15
 N = 1 << 20
@@ -32,15 +31,9 @@ def bench(name, f, npf, positive=False):
     xa = frit.asarray(x)
     ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=1e-6, atol=1e-6, equal_nan=True))
     tn = times(lambda: npf(x), warmup=2, reps=REPS)
-    threads = int(os.environ.get("FRIT_THREADS") or os.cpu_count() or 1)
     for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
-        t = times(fn, warmup=2, reps=REPS)
-        rec = {"bench": "math_%s_1m_%s" % (name, path), "value": round(t[0], 3), "unit": "ms",
-               "peer": "numpy %s (one thread, same run)" % np.__version__, "peer_value": round(tn[0], 3),
-               "ratio": round(tn[0] / t[0], 4), "best_value": round(t[1], 3), "peer_best_value": round(tn[1], 3),
-               "ok": ok, "threads": threads}
-        print(json.dumps(rec), flush=True)
-
+        emit("math_%s_1m_%s" % (name, path), times(fn, warmup=2, reps=REPS),
+             "numpy %s (one thread, same run)" % np.__version__, tn, ok)
 
 P = np.float32(2.7)
 BENCHES = [("exp", frit.exp, np.exp, False), ("exp2", frit.exp2, np.exp2, False), ("log", frit.log, np.log, True),
@@ -52,12 +45,5 @@ BENCHES = [("exp", frit.exp, np.exp, False), ("exp2", frit.exp2, np.exp2, False)
            ("atan2", lambda a: frit.arctan2(a, a[::-1] + 0.5), lambda a: np.arctan2(a, a[::-1] + np.float32(0.5)), False)]
 
 if __name__ == "__main__":
-    want = sys.argv[1:]
-    for name, f, npf, pos in BENCHES:
-        if want and not any(w in "math_" + name for w in want):
-            continue
-        try:
-            bench(name, f, npf, pos)
-        except Exception as e:  # noqa: BLE001 - one failing bench must not hide the others
-            print(json.dumps({"bench": "math_" + name, "value": None, "unit": "ms", "ok": False,
-                              "error": "%s: %s" % (type(e).__name__, str(e)[:300])}), flush=True)
+    run_selected([("math_" + name, (lambda a: lambda: bench(*a))((name, f, npf, pos)))
+                  for name, f, npf, pos in BENCHES], sys.argv[1:])

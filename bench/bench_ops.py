@@ -3,7 +3,6 @@ process: the default frit.jit and the eager op, each checked against numpy's val
 performance cliffs on the paths Python users take (a column sum was 40x slower than numpy until
 the fifteenth session; docs/benchmarks.md). Prints JSON lines like bench_math.py; bench/run
 merges them. Usage: bench_ops.py [NAME...] (names containing one of these run; none: all)."""
-import json
 import os
 import sys
 
@@ -12,7 +11,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import frit  # noqa: E402
-from bench_sort import times  # noqa: E402 - (median, best) ms of fn()
+from bench_sort import emit, run_selected, times  # noqa: E402 - (median, best) ms of fn()
 
 REPS = int(os.environ.get("FRIT_BENCH_REPS", "0")) or 9
 _rng = np.random.default_rng(0)
@@ -53,22 +52,10 @@ def bench(name, f, a, b):
     check = lambda r: bool(np.allclose(np.asarray(r), ref, rtol=1e-3, atol=1e-3, equal_nan=True))  # noqa: E731
     ok = check(call()) and check(f(frit, fa, fb))
     tn = times(lambda: f(np, a, b), warmup=2, reps=REPS)
-    threads = int(os.environ.get("FRIT_THREADS") or os.cpu_count() or 1)
     for path, fn in (("jit", lambda: np.asarray(call())), ("eager", lambda: np.asarray(f(frit, fa, fb)))):
-        t = times(fn, warmup=2, reps=REPS)
-        print(json.dumps({"bench": "ops_%s_%s" % (name, path), "value": round(t[0], 4), "unit": "ms",
-                          "peer": "numpy %s (same run)" % np.__version__, "peer_value": round(tn[0], 4),
-                          "ratio": round(tn[0] / t[0], 4), "best_value": round(t[1], 4),
-                          "peer_best_value": round(tn[1], 4), "ok": ok, "threads": threads}), flush=True)
-
+        emit("ops_%s_%s" % (name, path), times(fn, warmup=2, reps=REPS), "numpy %s (same run)" % np.__version__,
+             tn, ok)
 
 if __name__ == "__main__":
-    want = sys.argv[1:]
-    for name, (f, a, b) in OPS.items():
-        if want and not any(w in "ops_" + name for w in want):
-            continue
-        try:
-            bench(name, f, a, b)
-        except Exception as e:  # noqa: BLE001 - one failing op must not hide the others
-            print(json.dumps({"bench": "ops_" + name, "value": None, "unit": "ms", "ok": False,
-                              "error": "%s: %s" % (type(e).__name__, str(e)[:300])}), flush=True)
+    run_selected([("ops_" + name, (lambda a: lambda: bench(*a))((name,) + case)) for name, case in OPS.items()],
+                 sys.argv[1:])

@@ -101,9 +101,10 @@ BENCHES = [("sort_f32_1m", lambda: bench_sort(1_000_000, "sort_f32_1m")),
            ("sort_rows_10000x100", lambda: bench_rows(10000, 100, "sort_rows_10000x100")),
            ("argsort_rows_10000x100", lambda: bench_rows(10000, 100, "argsort_rows_10000x100", arg=True))]
 
-if __name__ == "__main__":
-    want = sys.argv[1:]
-    for name, fn in BENCHES:
+def run_selected(benches, want):
+    """Runs each (name, fn) of benches whose name contains one of want (none: all); a bench that
+    raises prints an error line instead, and the others still run."""
+    for name, fn in benches:
         if want and not any(w in name for w in want):
             continue
         try:
@@ -111,3 +112,7 @@ if __name__ == "__main__":
         except Exception as e:  # noqa: BLE001 - one failing bench must not hide the others
             print(json.dumps({"bench": name, "value": None, "unit": "ms", "ok": False,
                               "error": "%s: %s" % (type(e).__name__, str(e)[:300])}), flush=True)
+
+
+if __name__ == "__main__":
+    run_selected(BENCHES, sys.argv[1:])
