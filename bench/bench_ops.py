@@ -35,6 +35,7 @@ OPS = {
                       m.exp(a - a.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True), X, Y),
     "cumsum_axis1": (lambda m, a, b: m.cumsum(a, axis=1), X, Y),
     "matvec": (lambda m, a, b: a @ b[0], X, Y),
+    "vecmat": (lambda m, a, b: b[0] @ a, X, Y),
     "aT_at_a": (lambda m, a, b: a.T @ a, X, Y),
     "arctan2": (lambda m, a, b: m.arctan2(a, b), X, Y),
     "hypot": (lambda m, a, b: m.hypot(a, b), X, Y),

@@ -218,7 +218,7 @@ int cgl_place_mode(cg *g, frit_uop *u, int cur, bool quiet) {
  * axis). */
 static int64_t overlap_tail(const cg *g, const blk *B) {
   frit_uop *r = g->ranges[B->rix];
-  if (g->dialect != FRIT_DIALECT_C || r == g->g0 || g->group || B->has_child_loop || B->red.s || B->red_bad || B->locals || g->alias_mask ||
+  if (g->dialect != FRIT_DIALECT_C || r == g->g0 || g->group || B->has_child_loop || B->red.s || B->red_bad || B->locals || B->lanes || g->alias_mask ||
       r->src[0]->op != FRIT_OP_CONST || getenv("FRIT_NO_OVERLAP_TAIL"))
     return 0;
   int64_t e = r->src[0]->arg.value.i, v = 16;
@@ -253,12 +253,18 @@ void cgl_close_block(cg *g, int b) {
      * no clone to call: gcc called the scalar function per lane there, 8x slower than the inline
      * form it vectorises (a CNN step's GELU derivative over 14 x 14 maps: 2.6 ms against 0.31) */
     bool short_row = end->op == FRIT_OP_CONST && end->arg.value.i < 16;
-    if (simd && g->dialect == FRIT_DIALECT_C && !B->has_child_loop && !B->red.s && !short_row)
+    if (simd && g->dialect == FRIT_DIALECT_C && !B->has_child_loop && !B->red.s && !B->lanes && !short_row)
       cg_use_vector_math(B->text.s);
     bool host = g->dialect == FRIT_DIALECT_C; /* device compilers vectorise across work-items instead */
     /* a GPU thread's g0 loop unrolled: several loads in flight a thread (FRIT_DEVICE_UNROLL) */
     const char *du = g->dialect == FRIT_DIALECT_CUDA && r == g->g0 && !g->group ? getenv("FRIT_DEVICE_UNROLL") : NULL;
     if (du && atoi(du) > 1) cgl_line(g, p, "#pragma unroll %d", atoi(du));
+    if (B->lanes) { /* the runs' loop around the vector loop (its rest: below) */
+      const char *T = cg_ctype(frit_dtype_kind(r->dtype)), *E = B->lane_end.s ? B->lane_end.s : "0";
+      uint32_t id = L(g, r);
+      cgl_line(g, p, "%s r%" PRIu32 "_o = r%" PRIu32 "_b;", T, id, id);
+      cgl_line(g, p, "for (; r%" PRIu32 "_o + %d <= %s; r%" PRIu32 "_o += %d) {", id, B->lanes, E, id, B->lanes);
+    }
     if (simd && B->has_child_loop && host) cgl_line(g, p, "#pragma omp simd");
     else if (simd && host) cgl_line(g, p, "#pragma omp simd%s", B->red.s ? B->red.s : "");
     /* not around a simd loop: gcc 12 unrolls first and then vectorises neither copy (a dot
@@ -277,6 +283,7 @@ void cgl_close_block(cg *g, int b) {
     P->stored_params |= B->stored_params;
   }
   int64_t tail = B->rix >= 0 && B->simd_done ? overlap_tail(g, B) : 0;
+  bool body = true; /* the text once more, after the loop headers below */
   if (tail) {
     /* a short row in two whole vectors that overlap, not gcc's 4+2+1-lane pieces: the loop is
      * idempotent (stride-1 stores, nothing it stores is read, no accumulator), so the lanes the
@@ -290,12 +297,27 @@ void cgl_close_block(cg *g, int b) {
     cgl_line(g, p, "}");
     cgl_line(g, p, "#pragma omp simd");
     cgl_line(g, p, "for (%s r%" PRIu32 " = %" PRId64 "; r%" PRIu32 " < %" PRId64 "; r%" PRIu32 "++) {", T, id, e - tail, id, e, id);
+  } else if (B->lanes) {
+    /* whole runs of lanes (the vector loop above), then the block's rest, lane by lane */
+    frit_uop *r = g->ranges[B->rix];
+    const char *T = cg_ctype(frit_dtype_kind(r->dtype)), *E = B->lane_end.s ? B->lane_end.s : "0";
+    uint32_t id = L(g, r);
+    cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
+    if (B->text.s) cg_puts(&P->text, B->text.s);
+    cgl_line(g, p, "}");
+    cgl_line(g, p, "}");
+    /* the rest, where the extent may leave one (a copy of the body) */
+    int64_t n = cg_const_extent(r);
+    body = !(n > 0 && n % B->lanes == 0);
+    if (body)
+      cgl_line(g, p, "for (%s r%" PRIu32 " = r%" PRIu32 "_o; r%" PRIu32 " < %s; r%" PRIu32 "++) {", T, id, id, id, E, id);
   } else {
     if (B->header.s) cgl_line(g, p, "%s {", B->header.s);
     else cgl_line(g, p, "{");
   }
-  if (B->text.s) cg_puts(&P->text, B->text.s);
-  cgl_line(g, p, "}");
+  if (body && B->text.s) cg_puts(&P->text, B->text.s);
+  if (body) cgl_line(g, p, "}");
+  if (B->lane_end.oom) P->text.oom = true;
   if (B->text.oom || B->header.oom) P->text.oom = true;
   /* child properties that stop the parent loop from being vectorised */
   if (B->is_if) P->unsafe = true;
@@ -311,6 +333,7 @@ void cgl_close_block(cg *g, int b) {
 
 void cgl_retire_block(blk *B) {
   cg_free(&B->text);
+  cg_free(&B->lane_end);
   cg_free(&B->header);
   cg_free(&B->red);
   B->alive = false;

@@ -24,6 +24,9 @@ typedef struct blk {
   bool red_bad;  /* an accumulator here that no omp clause expresses */
   int64_t copies; /* copies of the innermost bodies one pass of this block's code holds (unrolling) */
   bool blocking;  /* the loop over the blocks of a pairwise sum's range (linear_reduce.c) */
+  int lanes;      /* a pairwise block's loop in lane form: whole runs of `lanes` iterations, each
+                   * iteration its own accumulator lane, then the rest (cgl_open_loop_blocked) */
+  cg_str lane_end; /* the block's end, for that form */
   bool locals;    /* reads or writes a register array (an accumulator row of a register tile) */
   bool once;      /* a range of one iteration, rendered as a block: gcc 12 -O3 miscompiled a loop
                      of one iteration inside a `GCC unroll` loop (tests/python/test_compiler_bugs.py) */
@@ -113,8 +116,9 @@ int cgl_new_block(cg *g, int parent, int rix, bool is_if);
 /* Opens the loop of range r as a child of block parent; returns the new block or -1. */
 int cgl_open_loop(cg *g, frit_uop *r, int parent);
 /* The loop of range r in blocks of `size`: a loop over the blocks (returned in *outer, a child
- * of parent) around r's loop over one block (returned). -1 on error. */
-int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int *outer);
+ * of parent) around r's loop over one block (returned). lanes > 0: that loop in lane form
+ * (rN_o counts whole runs of `lanes`, rN - rN_o is the lane). -1 on error. */
+int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int lanes, int *outer);
 /* Emits u (and what it needs) for use in block cur; returns its C expression ("" for effects),
  * NULL on error. */
 const char *cgl_emit(cg *g, frit_uop *u, int cur);

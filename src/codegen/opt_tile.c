@@ -64,6 +64,13 @@ static bool shares_a_load(frit_uop *rb, const uint8_t *di) {
   return r;
 }
 
+/* ops whose order or state a tile's reordering of rows would break */
+static bool stateful(frit_op op) {
+  return op == FRIT_OP_AFTER || op == FRIT_OP_DEFINE_REG || op == FRIT_OP_DEFINE_LOCAL || op == FRIT_OP_IF ||
+         op == FRIT_OP_END || op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS || op == FRIT_OP_GROUP ||
+         op == FRIT_OP_BARRIER;
+}
+
 /* contiguous: a load reads along j as it stands (else only after j is split into panels) */
 static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, int *nred_out) {
   frit_uop *st = e->src[0];
@@ -77,10 +84,7 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, in
   for (size_t k = 0; k < n && ok; k++) {
     frit_uop *u = nodes[k];
     frit_op op = (frit_op)u->op;
-    if (op == FRIT_OP_AFTER || op == FRIT_OP_DEFINE_REG || op == FRIT_OP_DEFINE_LOCAL || op == FRIT_OP_IF ||
-        op == FRIT_OP_END || op == FRIT_OP_ATOMIC || op == FRIT_OP_ATOMIC_CAS || op == FRIT_OP_GROUP ||
-        op == FRIT_OP_BARRIER)
-      ok = false;
+    if (stateful(op)) ok = false;
     if (op == FRIT_OP_REDUCE) {
       if (!di[u->src[0]->id] || !dj[u->src[0]->id] || frit_dtype_lanes(u->dtype) != 1) ok = false;
       if (ok && !shares_a_load(u->src[0], di)) ok = false;
@@ -240,10 +244,60 @@ static bool reduce_loads_all_along(frit_uop *st, frit_uop *jl) {
   return ok;
 }
 
+/* Kernels of dot products, out[i] = f(reductions over k of terms such as a[i, k] * v[k]), whose
+ * one output loop is the thread axis i: a matrix-vector product ran one accumulator chain a row,
+ * at 0.27 of numpy's sgemv. The rows are split into tiles of TI (i = i1 * TI + ii, the thread axis
+ * now i1), which the unroller turns into TI reductions fused in one k loop: TI vector accumulators,
+ * and each load of v serves TI rows. Only where a reduction shares a load between rows (v) and
+ * reads along its own range (a[i, k]); each row folds its terms as before. NULL: an error. */
+static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_choices *ch) {
+  frit_uop *e = ast->src[0], *i = *g0p, *st = e->src[0];
+  int64_t M = cg_const_extent(i);
+  if (M <= 0 || st->op != FRIT_OP_STORE || st->nsrc != 2) return ast;
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(st, &n);
+  uint8_t *di = nodes ? dep_map(st, i, nodes, n) : NULL;
+  bool ok = di != NULL;
+  int nred = 0;
+  for (size_t k = 0; k < n && ok; k++) {
+    frit_uop *u = nodes[k];
+    frit_op op = (frit_op)u->op;
+    if (stateful(op)) ok = false;
+    if (op != FRIT_OP_REDUCE || !ok) continue;
+    nred++;
+    ok = di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
+         shares_a_load(u->src[0], di) && loads_along(u->src[0], u->src[1]);
+  }
+  free(nodes);
+  free(di);
+  if (!ok || nred == 0 || nred > 4) return ast;
+  /* 8 accumulator chains: FMA latency x throughput on these cores, and 9 load streams */
+  int64_t TI = 8 / nred;
+  if (ch->tile_rows >= 1 && ch->tile_rows <= 16) TI = ch->tile_rows;
+  bool epi = epilogue_reads_row(st->src[1], i);
+  for (int64_t t = TI; epi && M % TI && t >= 2; t--)
+    if (M % t == 0) TI = t;
+  if (TI < 2 || M < 2 * TI || (epi && M % TI)) return ast;
+  frit_dtype dt = i->dtype;
+  int64_t T = (M + TI - 1) / TI;
+  frit_uop *i1 = frit_range(ctx, cint(ctx, dt, T), 3000, FRIT_AXIS_GLOBAL);
+  frit_uop *ii = frit_range(ctx, cint(ctx, dt, TI), 3002, FRIT_AXIS_UPCAST);
+  frit_uop *row = add(ctx, mul(ctx, i1, cint(ctx, dt, TI)), ii);
+  /* rows past M (a last tile that TI does not divide) compute and store row M - 1 again */
+  if (row && T * TI != M) row = frit_binary(ctx, FRIT_OP_MIN, row, cint(ctx, dt, M - 1));
+  frit_uop *nst = row ? cg_subst(ctx, st, &i, &row, 1) : NULL;
+  frit_arg z = frit_arg_none();
+  frit_uop *ne = nst ? frit_uop_new(ctx, FRIT_OP_END, FRIT_VOID, (frit_uop *[]){nst, i1, ii}, 3, &z) : NULL;
+  frit_uop *sink = ne ? frit_uop_replace_src(ctx, ast, &ne, 1) : NULL;
+  if (sink) *g0p = i1;
+  return sink;
+}
+
 frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_choices *ch) {
   frit_uop *g0 = *g0p;
   if (!g0 || ast->op != FRIT_OP_SINK || ast->nsrc != 1) return ast;
   frit_uop *e = ast->src[0];
+  if (e->op == FRIT_OP_END && e->nsrc == 2 && e->src[1] == g0) return tile_dot_rows(ctx, ast, g0p, ch);
   if (e->op != FRIT_OP_END || e->nsrc < 3 || e->nsrc > 16 || e->src[1] != g0) return ast;
   /* the rows: the range next to j (a conv's output column ow beside its channels o: the rows of
    * a tile then read neighbouring inputs), else the thread axis (a matmul's i) */

@@ -459,6 +459,55 @@ def test_channel_reduction_is_not_register_tiled(op):
     assert re.search(r"\b(float|int64_t) m\d+\[", src), src[-3000:]
 
 
+DOT_ROWS = {
+    "matvec": lambda m, a, v, b: a @ v,
+    "matvec_bias_relu": lambda m, a, v, b: m.maximum(a @ v + b, 0),
+    "weighted_row_sums": lambda m, a, v, b: (a * v).sum(axis=1),
+    "two_dots": lambda m, a, v, b: (a * v).sum(axis=1) - (a * b[:1]).sum(axis=1),
+    "row_norms": lambda m, a, v, b: m.sqrt((a * a).sum(axis=1)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mk", [(1024, 1024), (13, 300), (1001, 77), (20, 1000), (7, 16), (1000, 1)])
+@pytest.mark.parametrize("op", sorted(DOT_ROWS))
+def test_dot_product_rows_match_numpy(op, mk, dtype):
+    """Kernels of dot products whose one output loop is the thread axis (a @ v): codegen/opt_tile.c
+    tile_dot_rows computes 8 rows a tile (4 with two reductions), sharing v's loads, and the sums'
+    blocks run in lane form (codegen/linear_reduce.c sum_lanes). Rows that 8 does not divide are
+    clamped (1001, 13), or with an epilogue that reads the row (+ b) take a dividing tile height;
+    reduction lengths not a multiple of the lanes (77, 300) take the rest loop. Against numpy:
+    eager, static jit and the default jit (twice: the size-specialised variant)."""
+    m, k = mk
+    rng = np.random.default_rng(m * 7 + k)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    v = rng.standard_normal(k).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype)
+    if op == "two_dots":
+        b = rng.standard_normal(k).astype(dtype)
+    fn = DOT_ROWS[op]
+    want = fn(np, a.astype(np.float64), v.astype(np.float64), b.astype(np.float64))
+    tol = dict(rtol=2e-5, atol=2e-5 * np.sqrt(k)) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12 * np.sqrt(k))
+    got = [np.asarray(fn(frit, frit.asarray(a), frit.asarray(v), frit.asarray(b)))]
+    for f in (frit.jit(lambda x, y, z: fn(frit, x, y, z), dynamic=False), frit.jit(lambda x, y, z: fn(frit, x, y, z))):
+        got += [np.asarray(f(a, v, b)) for _ in range(2)]
+    for g in got:
+        np.testing.assert_allclose(g, want, **tol)
+
+
+def test_matvec_is_tiled_in_rows_with_sums_in_lane_form():
+    """The structure behind the figures of docs/benchmarks.md: 8 accumulator rows sharing v's
+    loads in one loop, each a lane array summed as a tree, no `reduction` clause (whose lanes gcc
+    added one by one after every block)."""
+    a, v = _rand((1024, 1024), 1), _rand((1024,), 2)
+    src = frit.jit(lambda x, y: x @ y, dynamic=False).lower(a, v).source
+    body = src[src.rindex("void frit_k0"):]
+    assert body.count("frit_lanesum_f32(acc") == 8, body[:3000]
+    assert "reduction(+:" not in body, body[:3000]
+    # 1024 is a whole number of lanes: no rest loop (the body once)
+    assert body.count("frit_fmaf(") == 8, body[:3000]
+
+
 def _opencl():
     try:
         frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
