@@ -50,7 +50,10 @@ void cg_render_store_conv(cg_str *o, frit_scalar_kind k, const char *val);
 frit_scalar cg_reduce_identity(frit_op op, frit_scalar_kind k);
 
 /* The text each translation unit of a dialect starts with (prelude.c). */
-void cg_put_prelude(cg_str *o, frit_dialect d);
+void cg_put_prelude(cg_str *o, frit_dialect d, unsigned clones);
+/* The vector functions (frit_expv ...) that text calls, as the mask cg_put_prelude takes: the C
+ * prelude defines only those (a definition is compiled whether called or not). */
+unsigned cg_vector_clones_used(const char *text);
 /* In the body of a C vector loop, calls frit_expf, frit_sinf, frit_cosf and frit_tanf through their vector
  * versions where gcc can still vectorise the loop (prelude.c); rewrites the text in place. */
 void cg_use_vector_math(char *body);

@@ -556,9 +556,7 @@ static frit_cg_program *generate(frit_ctx *ctx, frit_uop *const *asts, const cha
   memset(ks, 0, (size_t)(nkernels ? nkernels : 1) * sizeof *ks);
   p->nkernels = nkernels;
   p->kernels = ks;
-  cg_str src = {0};
-  cg_put_prelude(&src, dialect);
-  p->prelude_len = src.n;
+  cg_str src = {0}; /* the kernels; the prelude goes in front once they are known */
   for (int k = 0; k < nkernels; k++) {
     frit_cg_kernel *K = &ks[k];
     char fn[32];
@@ -632,7 +630,14 @@ static frit_cg_program *generate(frit_ctx *ctx, frit_uop *const *asts, const cha
       }
     }
   }
-  char *s = cg_take(&src);
+  cg_str full = {0};
+  cg_put_prelude(&full, dialect, dialect == FRIT_DIALECT_C ? cg_vector_clones_used(src.s) : 0);
+  p->prelude_len = full.n;
+  if (src.s) cg_puts(&full, src.s);
+  if (src.oom) full.oom = true;
+  cg_free(&src);
+  for (int k = 0; k < nkernels; k++) ks[k].src_begin += p->prelude_len, ks[k].src_end += p->prelude_len;
+  char *s = cg_take(&full);
   if (!s) {
     frit_set_error(ctx, FRIT_ERR_NOMEM, "codegen: out of memory");
     return NULL;

@@ -562,6 +562,7 @@ static const char prelude_c_tail[] =
 "#define FRIT_V16_FMA(a, b, c) __builtin_ia32_vfmaddps512_mask((a), (b), (c), (unsigned short)-1, 4)\n"
 "#pragma omp declare simd notinbranch simdlen(16)\n"
 "float frit_expv(float x);\n"
+"#ifdef FRIT_CLONE_EXPV /* defined only where a kernel calls it: each definition cost 0.1 s a compile */\n"
 "/* defined under other C names, so that gcc makes no clones of its own; weak, as each part of\n"
 "   a program compiled in parts holds a copy */\n"
 "__attribute__((weak, visibility(\"hidden\"))) float frit_expv_1(float x) __asm__(\"frit_expv\");\n"
@@ -580,6 +581,7 @@ static const char prelude_c_tail[] =
 "  frit_v16f p = (FRIT_V16_FMA(q, r, FRIT_V16(0.5f)) * (r * r) + r) + FRIT_V16(1.0f);\n"
 "  return __builtin_ia32_scalefps512_mask(p, n, z, (unsigned short)-1, 4);\n"
 "}\n"
+"#endif\n"
 "/* frit_sinv, frit_cosv, frit_tanv: frit_sinf, frit_cosf and frit_tanf for vector loops, as\n"
 " * frit_expv. A vector of 16 inputs all below 2^26 in magnitude (no Payne-Hanek reduction\n"
 " * needed) takes the Cody-Waite path and then the operations of the inline function, the same\n"
@@ -674,9 +676,15 @@ static const char prelude_c_tail[] =
 "float frit_cosv(float x);\n"
 "#pragma omp declare simd notinbranch simdlen(16)\n"
 "float frit_tanv(float x);\n"
+"#ifdef FRIT_CLONE_SINV\n"
 "FRIT_TRIG_V16(frit_sinv, frit_sinf, frit_sincos16(x, 0, mid))\n"
+"#endif\n"
+"#ifdef FRIT_CLONE_COSV\n"
 "FRIT_TRIG_V16(frit_cosv, frit_cosf, frit_sincos16(x, 1, mid))\n"
+"#endif\n"
+"#ifdef FRIT_CLONE_TANV\n"
 "FRIT_TRIG_V16(frit_tanv, frit_tanf, ((void)mid, frit_tan16(x)))\n"
+"#endif\n"
 "#else\n"
 "#define frit_expv frit_expf\n"
 "#define frit_sinv frit_sinf\n"
@@ -798,12 +806,25 @@ static const char prelude_cuda_head[] =
 "}\n"
 ;
 
-void cg_put_prelude(cg_str *o, frit_dialect d) {
+unsigned cg_vector_clones_used(const char *text) {
+  unsigned used = 0;
+  for (int f = 0; f < N_VECTOR_MATH && text; f++)
+    for (const char *q = text; (q = strstr(q, vector_math[f][1])) != NULL && !(used >> f & 1); q++)
+      if (q == text || !ident_char(q[-1])) used |= 1u << f;
+  return used;
+}
+
+void cg_put_prelude(cg_str *o, frit_dialect d, unsigned clones) {
+  static const char *const clone_macro[N_VECTOR_MATH] = {"FRIT_CLONE_EXPV", "FRIT_CLONE_SINV", "FRIT_CLONE_COSV",
+                                                        "FRIT_CLONE_TANV"};
   switch (d) {
   case FRIT_DIALECT_C: cg_puts(o, prelude_c_head); break;
   case FRIT_DIALECT_OPENCL: cg_puts(o, prelude_opencl_head); break;
   case FRIT_DIALECT_CUDA: cg_puts(o, prelude_cuda_head); break;
   }
   cg_puts(o, prelude_common);
-  if (d == FRIT_DIALECT_C) cg_puts(o, prelude_c_tail);
+  if (d != FRIT_DIALECT_C) return;
+  for (int f = 0; f < N_VECTOR_MATH; f++)
+    if (clones >> f & 1) cg_printf(o, "#define %s 1\n", clone_macro[f]);
+  cg_puts(o, prelude_c_tail);
 }
