@@ -244,6 +244,23 @@ static bool reduce_loads_all_along(frit_uop *st, frit_uop *jl) {
   return ok;
 }
 
+/* Does a load in the reduction body rb that depends on the row (di) read along k (a[i, k])?
+ * v @ a reads a[k, j] down a column, with only v[k] along k: its rows are the register array's
+ * (codegen/opt_regacc.c), and tiled here it ran 4x slower. */
+static bool row_loads_along(frit_uop *rb, frit_uop *k, const uint8_t *di) {
+  size_t n = 0;
+  frit_uop **nodes = frit_walk_topo(rb, &n);
+  uint8_t *dk = nodes ? dep_map(rb, k, nodes, n) : NULL;
+  bool r = false;
+  for (size_t q = 0; q < n && dk && !r; q++) {
+    frit_uop *u = nodes[q];
+    r = u->op == FRIT_OP_LOAD && di[u->id] && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], k, dk, 0);
+  }
+  free(nodes);
+  free(dk);
+  return r;
+}
+
 /* Kernels of dot products, out[i] = f(reductions over k of terms such as a[i, k] * v[k]), whose
  * one output loop is the thread axis i: a matrix-vector product ran one accumulator chain a row,
  * at 0.27 of numpy's sgemv. The rows are split into tiles of TI (i = i1 * TI + ii, the thread axis
@@ -266,7 +283,7 @@ static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, con
     if (op != FRIT_OP_REDUCE || !ok) continue;
     nred++;
     ok = di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
-         shares_a_load(u->src[0], di) && loads_along(u->src[0], u->src[1]);
+         shares_a_load(u->src[0], di) && row_loads_along(u->src[0], u->src[1], di);
   }
   free(nodes);
   free(di);

@@ -508,6 +508,17 @@ def test_matvec_is_tiled_in_rows_with_sums_in_lane_form():
     assert body.count("frit_fmaf(") == 8, body[:3000]
 
 
+def test_vector_matrix_product_is_not_tiled_as_dot_rows():
+    """v @ a reads a[k, j] down the columns and only v[k] along k: the register array's case
+    (rows added one by one into a vector of columns), not tile_dot_rows's (tiled, it ran 4x
+    slower). The source, and the values against numpy."""
+    a, v = _rand((512, 1024), 4), _rand((512,), 5)
+    f = frit.jit(lambda x, y: y @ x, dynamic=False)
+    np.testing.assert_allclose(np.asarray(f(a, v)), v.astype(np.float64) @ a, rtol=1e-4, atol=1e-4)
+    src = f.lower(a, v).source
+    assert re.search(r"float m\d+\[64\]", src), src[-3000:]
+
+
 def _opencl():
     try:
         frit.jit(lambda x: x + 1, device="opencl")(np.zeros(2, np.float32))
