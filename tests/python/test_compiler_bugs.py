@@ -3,6 +3,7 @@ vectorised a float sum over a reversed, completely unrolled inner loop (a flip u
 with static shapes) into wrong code; frit's default flags turn complete peeling off
 (--param=max-completely-peel-times=0, see src/codegen/codegen.h). Found by the program fuzzer."""
 import numpy as np
+import pytest
 
 import frit
 
@@ -93,3 +94,26 @@ def test_flipped_sums_of_a_pad_under_a_scan_of_one_element_static_shapes():
     for dyn in (False, True):
         np.testing.assert_array_equal(np.asarray(frit.jit(lambda a: f(frit, a), dynamic=dyn)(x)), want)
     np.testing.assert_array_equal(np.asarray(f(frit, frit.asarray(x))), want)
+
+
+@pytest.mark.parametrize("n", [4, 8, 16, 5])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_unrolled_sum_of_8_bit_casts_of_comparisons(n, dtype):
+    """gcc 12.2's basic-block vectoriser summed 4, 8 or 16 int8 values converted from
+    comparisons, the reduction unrolled into straight-line code (a dot product of a bool cast
+    of static length), as their vector masks: -8 where 8 (codegen.h: -fno-tree-slp-vectorize).
+    Found by the numpy fuzzer (seed 11800288). Static and default jit, and eager."""
+    x = np.full((1, n), 3, np.uint8)
+    x[0, 0] = 0
+
+    def f(xp, x):
+        v = xp.reshape(xp.astype(xp.logical_and(x, x), dtype), (-1,))
+        return xp.matmul(v, v), xp.sum(v, dtype=dtype)
+
+    want = f(np, x)
+    got = [frit.jit(lambda a: f(frit, a), dynamic=False)(x), frit.jit(lambda a: f(frit, a))(x),
+           f(frit, frit.asarray(x))]
+    for g in got:
+        for gi, wi in zip(g, want):
+            assert np.asarray(gi).dtype == wi.dtype
+            np.testing.assert_array_equal(np.asarray(gi), wi)
