@@ -504,10 +504,28 @@ left_shift = bitwise_left_shift = _binary("lshift")
 right_shift = bitwise_right_shift = _binary("rshift")
 
 
+def _cast_int_like_where(v, other):
+    """numpy's where casts a Python int the other operand's integer dtype cannot hold C-style,
+    modulo 2^bits (where(c, uint64_x, -1) holds 2^64 - 1), where a ufunc raises OverflowError."""
+    if isinstance(v, int) and not isinstance(v, bool) and other.kind in "iu":
+        bits = np.iinfo(other.value).bits
+        v &= (1 << bits) - 1
+        if other.kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+    return v
+
+
 def where(condition, x, y):
     c = operand(condition)
     if c.dtype is not D.bool_:
         c = astype(c, D.bool_)
+    if is_weak(x) != is_weak(y):
+        if is_weak(x):
+            y = operand(y)
+            x = _cast_int_like_where(x, y.dtype)
+        else:
+            x = operand(x)
+            y = _cast_int_like_where(y, x.dtype)
     x, y = operands2(x, y)
     return apply(_b_where, [c, x, y])
 

@@ -201,6 +201,22 @@ def test_weak_scalar_overflow():
     np.testing.assert_array_equal(np.asarray(1000 > x), [True, True])
 
 
+@pytest.mark.parametrize("dt,v", [("int8", 300), ("int8", -129), ("uint64", -1), ("uint8", -1), ("uint8", 256),
+                                  ("uint64", 2 ** 64 - 1), ("int64", -2 ** 63), ("int32", 2 ** 40 + 5)])
+def test_where_casts_an_out_of_range_python_int(dt, v):
+    """np.where takes a Python int the other operand's integer dtype cannot hold modulo 2^bits
+    (C-style), where ufuncs raise (numpy fuzzer seed 11803272: where(x > -1, x, -1) of uint64).
+    Eager, static and default jit, both argument orders."""
+    x = np.array([[1, 0, 7]], dtype=dt)
+    c = np.array([[False, True, False]])
+    for f in (lambda m, c, a: m.where(c, a, v), lambda m, c, a: m.where(c, v, a)):
+        want = f(np, c, x)
+        for got in (f(frit, fa(c), fa(x)), frit.jit(lambda c, a: f(frit, c, a), dynamic=False)(c, x),
+                    frit.jit(lambda c, a: f(frit, c, a))(c, x)):
+            assert np.asarray(got).dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_power_where_clip(rng):
     a = vals(rng, (4, 5), "float32", "positive")
     b = vals(rng, (5,), "float32")
