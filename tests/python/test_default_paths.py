@@ -503,6 +503,19 @@ def test_dot_product_rows_match_numpy(op, mk, dtype):
         np.testing.assert_allclose(g, want, **tol)
 
 
+@pytest.mark.parametrize("m", [13, 20, 67, 1001, 1024])
+def test_dot_rows_in_place_update_applies_once_per_row(m):
+    """p - lr * (a @ v) with p donated: the kernel reads p's element and writes its memory, so a
+    clamped last tile (rows past M computing row M - 1 again) would apply row M - 1's update
+    twice. tile_dot_rows then takes a tile height that divides M (20: 5 rows; 1001: 7) or stays
+    untiled (13, 67: primes)."""
+    rng = np.random.default_rng(m)
+    p, a, v = (rng.standard_normal(s).astype(np.float32) for s in ((m,), (m, 300), (300,)))
+    want = p.astype(np.float64) - 0.5 * (a.astype(np.float64) @ v)
+    f = frit.jit(lambda p, a, v: p - 0.5 * (a @ v), donate_argnums=0, dynamic=False)
+    np.testing.assert_allclose(np.asarray(f(p.copy(), a, v)), want, rtol=1e-4, atol=1e-4)
+
+
 def test_matvec_is_tiled_in_rows_with_sums_in_lane_form():
     """The structure behind the figures of docs/benchmarks.md: 8 accumulator rows sharing v's
     loads in one loop, each a lane array summed as a tree, no `reduction` clause (whose lanes gcc
