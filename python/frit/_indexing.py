@@ -259,8 +259,52 @@ def _check_bounds(a, d, axis, p="check"):
 # ---------------------------------------------------------------- x[idx]
 
 def getitem(x, idx):
+    r = _basic(x, idx)
+    if r is not None:
+        return r
     x, ents = _parse(x, idx)
     return _index(x, ents)
+
+
+_BOUND = 2 ** 63 - 1
+
+
+def _basic(x, idx):
+    """x[idx] where idx is Python ints (on static dims, in bounds) and slices of Python ints or
+    None, at most one per axis: one lazy op, a slice and a squeeze, as _index builds (x[0] of a
+    matrix took 12 us through the general path's parse, two ops and its bookkeeping). None for
+    anything else (the general path, which also raises numpy's errors)."""
+    if type(idx) is not tuple:
+        idx = (idx,)
+    shape = x.shape
+    nd = len(shape)
+    if len(idx) > nd:
+        return None
+    dflt = L.SLICE_DEFAULT
+    start, stop, step, drop = [dflt] * nd, [dflt] * nd, [dflt] * nd, []
+    for ax, e in enumerate(idx):
+        t = type(e)
+        if t is int:
+            d = shape[ax]
+            if d is None or not -d <= e < d:
+                return None
+            e %= d
+            start[ax], stop[ax] = e, e + 1
+            drop.append(ax)
+        elif t is slice:
+            b = (e.start, e.stop, e.step)
+            for i, v in enumerate(b):
+                if v is not None:
+                    if type(v) is not int or (i == 2 and v == 0):
+                        return None
+                    v = -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
+                    (start, stop, step)[i][ax] = v
+        else:
+            return None
+    if not drop and start.count(dflt) == nd and stop.count(dflt) == nd and step.count(dflt) == nd:
+        return x
+    O = _ops()
+    return A.apply(O._b_basic_index, [x], (O._i64(start), O._i64(stop), O._i64(step), O._ints(drop), len(drop)))
 
 
 def _index(x, ents, bounds=None):

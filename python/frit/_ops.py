@@ -202,6 +202,12 @@ def _b_slice(ctx, ts, start, stop, step):
     return fn["frit_slice"](ctx, ts[0], start, stop, step)
 
 
+def _b_basic_index(ctx, ts, start, stop, step, axes, n):
+    """x[ints and slices]: the slice, then the integer-indexed axes squeezed (one lazy op)."""
+    t = fn["frit_slice"](ctx, ts[0], start, stop, step)
+    return fn["frit_squeeze"](ctx, t, axes, n) if t and n else t
+
+
 def _b_flip(ctx, ts, axes, n):
     return fn["frit_flip"](ctx, ts[0], axes, n)
 

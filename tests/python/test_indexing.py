@@ -357,3 +357,33 @@ def test_indexing_and_at_under_jit():
         np.testing.assert_array_equal(np.asarray(r[5]), a[-1, None])
     if hasattr(f, "trace_count"):
         assert f.trace_count == 1
+
+
+BASIC = [0, -1, 3, (1, 2), (-4, -6), slice(1, 3), slice(None, None, -1), (slice(None), 2), (2, slice(1, None, 2)),
+         slice(10 ** 30, -10 ** 30, -1), (slice(-100, 100), slice(None, None, 3)), (), slice(None)]
+
+
+@pytest.mark.parametrize("idx", BASIC, ids=repr)
+def test_basic_index_fast_path_matches_numpy(idx):
+    """Ints and slices of Python ints (frit._indexing._basic): one lazy op, a slice and a squeeze,
+    against numpy, eager and under jit (static and default); x[0] is that one op."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    want = a[idx]
+    x = frit.asarray(a)
+    got = [x[idx], frit.jit(lambda t: t[idx], dynamic=False)(a), frit.jit(lambda t: t[idx])(a)]
+    for g in got:
+        assert np.asarray(g).shape == want.shape
+        np.testing.assert_array_equal(np.asarray(g), want)
+    if isinstance(idx, int):
+        from frit import _ops
+        assert x[idx]._n.expr[0] is _ops._b_basic_index
+
+
+@pytest.mark.parametrize("idx", [4, -5, (0, 6), (0, 0, 0)], ids=repr)
+def test_basic_index_errors_are_numpys(idx):
+    a = np.zeros((4, 6), np.float32)
+    with pytest.raises(IndexError) as want:
+        a[idx]
+    with pytest.raises(IndexError) as got:
+        frit.asarray(a)[idx]
+    assert str(got.value) == str(want.value)
