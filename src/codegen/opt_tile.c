@@ -35,15 +35,17 @@ static uint8_t *dep_map(frit_uop *root, frit_uop *r, frit_uop **nodes, size_t n)
   return dep;
 }
 
-/* Does a load of st read consecutive elements along j? */
-static bool loads_along(frit_uop *st, frit_uop *j) {
+/* Does a load of st read consecutive elements along j? With rows (a dependence map on a row
+ * range, by node id), only a load that depends on the row counts. */
+static bool loads_along(frit_uop *st, frit_uop *j, const uint8_t *rows) {
   size_t n = 0;
   frit_uop **nodes = frit_walk_topo(st, &n);
   uint8_t *dj = nodes ? dep_map(st, j, nodes, n) : NULL;
   bool r = false;
   for (size_t k = 0; k < n && dj && !r; k++) {
     frit_uop *u = nodes[k];
-    r = u->op == FRIT_OP_LOAD && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], j, dj, 0);
+    r = u->op == FRIT_OP_LOAD && (!rows || rows[u->id]) && u->src[0]->op == FRIT_OP_INDEX &&
+        unit_term(u->src[0]->src[1], j, dj, 0);
   }
   free(nodes);
   free(dj);
@@ -99,7 +101,7 @@ static bool fits(frit_uop *e, frit_uop *i, frit_uop *j, bool *contiguous_out, in
    * not vectorise (x @ w + b ran 10x slower than x @ w) */
   bool along = false;
   for (size_t k = 0; k < n && ok && !along; k++)
-    if (nodes[k]->op == FRIT_OP_REDUCE) along = loads_along(nodes[k]->src[0], j);
+    if (nodes[k]->op == FRIT_OP_REDUCE) along = loads_along(nodes[k]->src[0], j, NULL);
   free(nodes);
   free(di);
   free(dj);
@@ -244,22 +246,6 @@ static bool reduce_loads_all_along(frit_uop *st, frit_uop *jl) {
   return ok;
 }
 
-/* Does a load in the reduction body rb that depends on the row (di) read along k (a[i, k])?
- * v @ a reads a[k, j] down a column, with only v[k] along k: its rows are the register array's
- * (codegen/opt_regacc.c), and tiled here it ran 4x slower. */
-static bool row_loads_along(frit_uop *rb, frit_uop *k, const uint8_t *di) {
-  size_t n = 0;
-  frit_uop **nodes = frit_walk_topo(rb, &n);
-  uint8_t *dk = nodes ? dep_map(rb, k, nodes, n) : NULL;
-  bool r = false;
-  for (size_t q = 0; q < n && dk && !r; q++) {
-    frit_uop *u = nodes[q];
-    r = u->op == FRIT_OP_LOAD && di[u->id] && u->src[0]->op == FRIT_OP_INDEX && unit_term(u->src[0]->src[1], k, dk, 0);
-  }
-  free(nodes);
-  free(dk);
-  return r;
-}
 
 /* Kernels of dot products, out[i] = f(reductions over k of terms such as a[i, k] * v[k]), whose
  * one output loop is the thread axis i: a matrix-vector product ran one accumulator chain a row,
@@ -281,9 +267,11 @@ static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, con
     frit_op op = (frit_op)u->op;
     if (stateful(op)) ok = false;
     if (op != FRIT_OP_REDUCE || !ok) continue;
+    /* a row's own load along k (a[i, k]): v @ a reads v[k] along k and a[k, j] down a column,
+     * the register array's case (codegen/opt_regacc.c); tiled here it ran 4x slower */
     nred++;
     ok = di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
-         shares_a_load(u->src[0], di) && row_loads_along(u->src[0], u->src[1], di);
+         shares_a_load(u->src[0], di) && loads_along(u->src[0], u->src[1], di);
   }
   free(nodes);
   free(di);
@@ -397,7 +385,7 @@ frit_uop *cg_tile(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, const frit_cg_ch
     return ctx->status == FRIT_OK ? ast : NULL;
   /* B packed in panels of JV*L columns (tensor/linalg.c) is read at (j / (JV*L), k, j % (JV*L)):
    * with j as above that simplifies to consecutive jl */
-  if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jl))) return st ? ast : NULL;
+  if (!contiguous && (!(st = frit_simplify(ctx, st)) || !loads_along(st, jl, NULL))) return st ? ast : NULL;
   if (pad_cols && !reduce_loads_all_along(st, jl)) return ast;
   frit_uop *es[24];
   int w = 0;
