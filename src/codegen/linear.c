@@ -298,7 +298,7 @@ void cgl_close_block(cg *g, int b) {
     cgl_line(g, p, "#pragma omp simd");
     cgl_line(g, p, "for (%s r%" PRIu32 " = %" PRId64 "; r%" PRIu32 " < %" PRId64 "; r%" PRIu32 "++) {", T, id, e - tail, id, e, id);
   } else if (B->lanes) {
-    /* whole runs of lanes (the vector loop above), then the block's rest, lane by lane */
+    /* whole runs of lanes (the vector loop above), then the block's rest (below) */
     frit_uop *r = g->ranges[B->rix];
     const char *T = cg_ctype(frit_dtype_kind(r->dtype)), *E = B->lane_end.s ? B->lane_end.s : "0";
     uint32_t id = L(g, r);

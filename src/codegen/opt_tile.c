@@ -270,12 +270,12 @@ static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, con
     /* a row's own load along k (a[i, k]): v @ a reads v[k] along k and a[k, j] down a column,
      * the register array's case (codegen/opt_regacc.c); tiled here it ran 4x slower */
     nred++;
-    ok = di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
+    ok = nred <= 4 && di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
          shares_a_load(u->src[0], di) && loads_along(u->src[0], u->src[1], di);
   }
   free(nodes);
   free(di);
-  if (!ok || nred == 0 || nred > 4) return ast;
+  if (!ok || nred == 0) return ast;
   /* 8 accumulator chains: FMA latency x throughput on these cores, and 9 load streams */
   int64_t TI = 8 / nred;
   if (ch->tile_rows >= 1 && ch->tile_rows <= 16) TI = ch->tile_rows;
