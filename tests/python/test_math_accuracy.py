@@ -1,0 +1,101 @@
+"""float32 exp, exp2, log, log2, tanh and erf within 1 ulp of the exact value (numpy in float64,
+rounded to float32 only by the check), eagerly and under both jit modes: special values as C99
+Annex F, subnormal inputs and results, the ends of each function's pieces, and log-uniform
+samples over the whole float range. tests/test_mathlib.c sweeps the C functions themselves; this
+checks the paths Python users take (the frontend, vector clones, threads)."""
+import math
+
+import numpy as np
+import pytest
+
+import frit
+
+F32 = np.float32
+TINY = float(np.finfo(F32).smallest_subnormal)
+REFS = {
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "tanh": np.tanh,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+}
+
+
+def ulps(got, x, name):
+    """Distance of each float32 result from the exact value in ulps of the result's binade
+    (2^-149 below 2^-126); 0 where both are the same NaN/inf/zero, inf for a wrong class."""
+    with np.errstate(all="ignore"):
+        ref = REFS[name](x.astype(np.float64))
+    got = got.astype(np.float64)
+    out = np.zeros(x.shape)
+    nan_r, nan_g = np.isnan(ref), np.isnan(got)
+    out[nan_r != nan_g] = np.inf
+    fin = ~nan_r & ~nan_g
+    # beyond FLT_MAX the float neighbours are FLT_MAX and inf (from 2^128 on, inf alone)
+    over = fin & (np.abs(ref) > float(np.finfo(F32).max))
+    top = np.where(np.abs(ref) >= 2.0 ** 128, np.inf, float(np.finfo(F32).max))
+    with np.errstate(invalid="ignore"):
+        out[over & (got != np.sign(ref) * np.inf) & (got != np.sign(ref) * top)] = np.inf
+    zero = fin & (ref == 0)
+    out[zero & ((got != 0) | (np.signbit(got) != np.signbit(ref)))] = np.inf
+    reg = fin & ~over & ~zero
+    e = np.floor(np.log2(np.abs(ref[reg])))
+    ulp = np.exp2(np.maximum(e - 23, -149))
+    with np.errstate(invalid="ignore"):
+        out[reg] = np.abs(got[reg] - ref[reg]) / ulp
+    return out
+
+
+def special_inputs():
+    bits = lambda b: np.array(b, dtype=np.uint32).view(F32)  # noqa: E731
+    v = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0, 0.5, TINY, -TINY, 1e-45, 1e-40,
+         float(np.finfo(F32).tiny), float(np.finfo(F32).max), -float(np.finfo(F32).max),
+         # log: around 1, sqrt(1/2) (where the reduction changes k) and the subnormal edge
+         *bits([0x3f800001, 0x3f7fffff, 0x3f3504f2, 0x3f3504f3, 0x3f3504f4, 0x007fffff, 0x00800000,
+                0x00000002, 0x3fb40d47, 0x3fb4ba1f]),
+         # exp/exp2: over- and underflow, subnormal results
+         88.72283, 88.72284, -87.33655, -103.97, -104.0, 127.99999, 128.0, -126.0, -126.5, -149.0, -149.5,
+         -150.0, -160.0, -1000.0, 1000.0,
+         # tanh's and erf's pieces and where they round to 1
+         0.0625, 0.9999999, 1.0000001, 9.0, 9.01, 9.5, 10.0, 3.92, 4.0, -3.92, 0.84375, *bits([0x3f657fac]),
+         ]
+    return np.array(v, dtype=F32)
+
+
+def sampled_inputs(n=20000):
+    """log-uniform magnitudes from the smallest subnormal to FLT_MAX, both signs"""
+    rng = np.random.default_rng(17)
+    u = rng.integers(0, 0x7f800000, n, dtype=np.uint32).view(F32)
+    return np.where(rng.random(n) < 0.5, -u, u).astype(F32)
+
+
+def paths(name):
+    f = getattr(frit, name)
+    yield "eager", lambda x: f(frit.asarray(x)).numpy()
+    yield "jit", frit.jit(f)
+    yield "jit static", frit.jit(f, dynamic=False)
+
+
+@pytest.mark.parametrize("name", sorted(REFS))
+@pytest.mark.parametrize("inputs", ["special", "sampled"])
+def test_within_one_ulp(name, inputs):
+    x = special_inputs() if inputs == "special" else sampled_inputs()
+    for path, f in paths(name):
+        got = np.asarray(f(x))
+        assert got.dtype == F32
+        err = ulps(got, x, name)
+        worst = int(np.argmax(err))
+        assert err[worst] < 1.0, "%s %s(%r) = %r: %.3f ulp" % (path, name, x[worst], got[worst], err[worst])
+    # and the values the special inputs must give exactly (C99 Annex F)
+    if inputs == "special":
+        got = np.asarray(frit.jit(getattr(frit, name))(x))
+        with np.errstate(all="ignore"):
+            want = REFS[name](x.astype(np.float64)).astype(F32)
+        exact = np.isnan(x) | np.isinf(x) | (x == 0)
+        np.testing.assert_array_equal(got[exact], want[exact])
+        assert (np.signbit(got[exact]) == np.signbit(want[exact]))[~np.isnan(want[exact])].all()
+
+
+def test_log_of_subnormals_and_negatives():
+    x = np.array([1e-45, 1e-40, 3e-39, -1e-40, -1.0, -np.inf], dtype=F32)
+    for path, f in paths("log"):
+        got = np.asarray(f(x))
+        assert np.all(np.isnan(got[3:])), path
+        np.testing.assert_allclose(got[:3], np.log(x[:3].astype(np.float64)), rtol=2 ** -23, err_msg=path)
