@@ -235,8 +235,9 @@ static void test_compile_free_cycles(void) {
 
 /* Distinct programs in one ctx cost what they need (their graph, schedule and code), not a
  * copy of the scheduler's rule set each (that was ~130 KB per program). The code includes the
- * program's C source, whose prelude is 38 KB since the fifteenth session added six functions
- * (it was 30, and the cost under the bound of 48 KiB then): hence 56. */
+ * program's C source, whose prelude is 45 KB since the seventeenth session's float log, log2,
+ * exp2, tanh and f64 exp, log (38 KB after the fifteenth's six functions, 30 before, with the
+ * bound at 56 and 48 KiB): hence 64. A copy of the rule set would still cost twice that. */
 static void test_distinct_programs(void) {
   frit_ctx *ctx = frit_ctx_new();
   long rss0 = 0;
@@ -257,8 +258,8 @@ static void test_distinct_programs(void) {
   CHECK_EQ_INT(ctx->owned_count - owned0, last - 1 - first); /* one program object each */
   long per_kb = (rss_pages() - rss0) * (sysconf(_SC_PAGESIZE) / 1024) / (last - 1 - first);
   if (!SANITIZED) {
-    if (per_kb > 56) fprintf(stderr, "a distinct program costs %ld KiB\n", per_kb);
-    CHECK(per_kb <= 56);
+    if (per_kb > 64) fprintf(stderr, "a distinct program costs %ld KiB\n", per_kb);
+    CHECK(per_kb <= 64);
   }
   frit_ctx_free(ctx);
 }

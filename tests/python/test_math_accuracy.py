@@ -99,3 +99,56 @@ def test_log_of_subnormals_and_negatives():
         got = np.asarray(f(x))
         assert np.all(np.isnan(got[3:])), path
         np.testing.assert_allclose(got[:3], np.log(x[:3].astype(np.float64)), rtol=2 ** -23, err_msg=path)
+
+
+def ulps64(got, x, fn):
+    """ulps of a float64 result from numpy's long double value (64-bit significand on x86-64,
+    2^-11 of a double's ulp), 0 for matching specials, inf for a wrong class"""
+    with np.errstate(all="ignore"):
+        ref = fn(x.astype(np.longdouble))
+    out = np.zeros(x.shape)
+    nan_r, nan_g = np.isnan(ref), np.isnan(got)
+    out[nan_r != nan_g] = np.inf
+    fin = ~nan_r & ~nan_g
+    top = np.longdouble(np.finfo(np.float64).max)
+    over = fin & (np.abs(ref) > top)
+    out[over & ~np.isinf(got) & (np.abs(got) != np.finfo(np.float64).max)] = np.inf
+    zero = fin & (ref == 0)
+    out[zero & (got != 0)] = np.inf
+    reg = fin & ~over & ~zero
+    with np.errstate(all="ignore"):  # a long double below a double's least subnormal: log2(0)
+        e = np.floor(np.log2(np.abs(ref[reg].astype(np.float64))))
+    ulp = np.exp2(np.maximum(e - 52, -1074))
+    with np.errstate(invalid="ignore"):
+        # divided in long double: the difference itself may be below a double's least subnormal
+        out[reg] = np.abs((got[reg].astype(np.longdouble) - ref[reg]) / ulp.astype(np.longdouble)).astype(np.float64)
+    return out
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double oracle")
+@pytest.mark.parametrize("name", ["exp", "log"])
+def test_float64_exp_log_within_one_ulp(name):
+    """the C backend's own f64 exp and log (libm's are scalar calls) against long double"""
+    rng = np.random.default_rng(23)
+    if name == "exp":
+        x = np.concatenate([rng.uniform(-750, 712, 30000), rng.uniform(-1, 1, 10000), rng.uniform(-1e-8, 1e-8, 1000),
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, 709.782712893384, 709.7827128933841, -745.1332191019411,
+                             -745.2, -708.4, 1e300, -1e300]])
+    else:
+        bits = rng.integers(0, 0x7ff0000000000000, 30000, dtype=np.uint64)
+        x = np.concatenate([bits.view(np.float64), rng.uniform(0.7, 1.4, 10000), bits[:1000] >> np.uint64(12),
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1.0, 5e-324, np.finfo(np.float64).max,
+                             np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0)]])
+        x[40000:41000] = bits[:1000].view(np.float64) * 0 + (bits[:1000] >> np.uint64(12)).view(np.float64)
+    fn = getattr(np, name)
+    f = getattr(frit, name)
+    for path, g in (("eager", lambda v: f(frit.asarray(v)).numpy()), ("jit", frit.jit(f)),
+                    ("jit static", frit.jit(f, dynamic=False))):
+        got = np.asarray(g(x))
+        assert got.dtype == np.float64
+        err = ulps64(got, x, fn)
+        worst = int(np.argmax(err))
+        assert err[worst] < 1.0, "%s %s(%r) = %r: %.3f ulp" % (path, name, x[worst], got[worst], err[worst])
+        special = ~np.isfinite(x) | (x == 0)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(got[special], fn(x[special]))
