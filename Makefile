@@ -208,8 +208,8 @@ pytest-specialise: all
 
 # The device backends without a GPU: OpenCL on PoCL (Debian's pocl-opencl-icd, installed here
 # when no OpenCL driver is present and we are root) runs the device tests, the explicit-kernel and
-# host-loop tests in their jit modes, the shader-like examples, a training step and a 1/40 sample
-# of the op matrix's compiled modes (FRIT_DEVICE=opencl). The same programs are also rendered for
+# host-loop tests in their jit modes, the shader-like examples, a training step, the math
+# functions' 1-ulp checks and a 1/40 sample of the op matrix's compiled modes (FRIT_DEVICE=opencl). The same programs are also rendered for
 # CUDA and compiled by NVRTC to PTX, which ptxas assembles for sm_80 and sm_90 (FRIT_CHECK_CUDA=1,
 # when the CUDA toolkit is installed). OPENCL_SAMPLE=0/1: the whole matrix (~50 min on 2 cores).
 OPENCL_SAMPLE ?= 0/40
@@ -269,9 +269,10 @@ pytest-opencl: all opencl-driver
 	FRIT_DEVICE=opencl FRIT_CHECK_CUDA=$(REQUIRE_NVRTC) FRIT_MATRIX_SAMPLE=$(OPENCL_SAMPLE) \
 	  FRIT_LIB=$(abspath $(BUILD)/libfrit.so) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) \
 	  tests/python/test_control.py tests/python/test_control_host.py tests/python/test_op_matrix.py \
-	  tests/python/test_examples_control.py tests/python/test_nn_optim.py \
+	  tests/python/test_examples_control.py tests/python/test_nn_optim.py tests/python/test_math_accuracy.py \
 	  -k "(test_matrix and not interp and not test_matrix_size) or (test_control and jit) or \
-	      (test_examples_control and not scripts_run and not kernel_structure) or compile_step_is_one_program"
+	      (test_examples_control and not scripts_run and not kernel_structure) or compile_step_is_one_program or \
+	      test_within_one_ulp or test_float64_exp_log or test_log_of_subnormals"
 
 # The long differential fuzz of whole tensor programs (compiled vs the unfused reference).
 fuzz-programs: all

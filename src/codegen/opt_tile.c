@@ -246,7 +246,6 @@ static bool reduce_loads_all_along(frit_uop *st, frit_uop *jl) {
   return ok;
 }
 
-
 /* Kernels of dot products, out[i] = f(reductions over k of terms such as a[i, k] * v[k]), whose
  * one output loop is the thread axis i: a matrix-vector product ran one accumulator chain a row,
  * at 0.27 of numpy's sgemv. The rows are split into tiles of TI (i = i1 * TI + ii, the thread axis

@@ -2,7 +2,9 @@
 rounded to float32 only by the check), eagerly and under both jit modes: special values as C99
 Annex F, subnormal inputs and results, the ends of each function's pieces, and log-uniform
 samples over the whole float range. tests/test_mathlib.c sweeps the C functions themselves; this
-checks the paths Python users take (the frontend, vector clones, threads)."""
+checks the paths Python users take (the frontend, vector clones, threads). `make pytest-opencl`
+runs it again with FRIT_DEVICE=opencl, where the jit paths run the same functions on PoCL and
+FRIT_CHECK_CUDA=1 compiles their CUDA form."""
 import math
 
 import numpy as np
