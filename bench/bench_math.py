@@ -3,9 +3,13 @@ process: frit.jit(f)(x) (the default jit) and the eager op, for exp, exp2, log, 
 tan, tanh, x ** 2.7, atan, asin, sinh, cosh and atan2. frit's float ones (exp, exp2, log, log2,
 tanh, sin, cos) are faithful, within 0.99, 0.91, 0.85, 0.83, 0.96, 0.76 and 0.74 ulp; the others
 round correctly on all but a few of the 2^32 inputs (docs/codegen.md); numpy's SIMD ones are
-within a few ulp. Prints JSON lines like bench_sort.py;
+within a few ulp. erf and GELU (0.5 x (1 + erf(x / sqrt 2)), frit.nn.functional.gelu) are
+measured against torch.erf and torch's gelu on torch's two threads (numpy has neither); frit's
+erf is within 0.79 ulp, torch's gelu trades accuracy for speed (up to ~9000 ulp where the result
+is above 1e-3 in magnitude, the erf form ~470). Prints JSON lines like bench_sort.py;
 bench/run merges them.
 Usage: bench_math.py [NAME...] (names containing one of these run; none: all)."""
+import json
 import os
 import sys
 
@@ -45,6 +49,33 @@ BENCHES = [("exp", frit.exp, np.exp, False), ("exp2", frit.exp2, np.exp2, False)
            ("sinh", frit.sinh, np.sinh, False), ("cosh", frit.cosh, np.cosh, False),
            ("atan2", lambda a: frit.arctan2(a, a[::-1] + 0.5), lambda a: np.arctan2(a, a[::-1] + np.float32(0.5)), False)]
 
+
+def bench_torch(name, f, tf):
+    """f on 2^20 float32 in [-4, 4] (where erf's pieces lie) against torch's tf, 2 threads each"""
+    try:
+        import torch
+    except ImportError:
+        print(json.dumps({"bench": "math_%s_1m" % name, "value": None, "unit": "ms", "ok": False,
+                          "error": "torch is not installed: peer skipped"}), flush=True)
+        return
+    torch.set_num_threads(int(os.environ.get("FRIT_THREADS") or os.cpu_count() or 1))
+    x = np.random.default_rng(0).uniform(-4, 4, N).astype(np.float32)
+    xt = torch.from_numpy(x)
+    ref = tf(xt.double()).numpy()
+    j, xa = frit.jit(f), frit.asarray(x)
+    ok = bool(np.allclose(np.asarray(j(x)), ref, rtol=1e-6, atol=1e-6))
+    ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=1e-6, atol=1e-6))
+    tt = times(lambda: tf(xt), warmup=2, reps=REPS)
+    for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
+        emit("math_%s_1m_%s" % (name, path), times(fn, warmup=2, reps=REPS),
+             "torch %s (same run)" % torch.__version__, tt, ok)
+
+
+TORCH_BENCHES = [("erf", frit.erf, lambda t: __import__("torch").erf(t)),
+                 ("gelu", frit.nn.functional.gelu, lambda t: __import__("torch").nn.functional.gelu(t))]
+
 if __name__ == "__main__":
     run_selected([("math_" + name, (lambda a: lambda: bench(*a))((name, f, npf, pos)))
-                  for name, f, npf, pos in BENCHES], sys.argv[1:])
+                  for name, f, npf, pos in BENCHES]
+                 + [("math_" + name, (lambda a: lambda: bench_torch(*a))((name, f, tf)))
+                    for name, f, tf in TORCH_BENCHES], sys.argv[1:])

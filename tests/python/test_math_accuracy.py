@@ -57,15 +57,18 @@ def special_inputs():
          -150.0, -160.0, -1000.0, 1000.0,
          # tanh's and erf's pieces and where they round to 1
          0.0625, 0.9999999, 1.0000001, 9.0, 9.01, 9.5, 10.0, 3.92, 4.0, -3.92, 0.84375, *bits([0x3f657fac]),
+         # erf's pieces meet at 0.75 and 1.5; its worst input (0.7875 ulp)
+         0.75, 1.5, -1.5, *bits([0x3f3fffff, 0x3fbfffff, 0x3fc00001, 0x3f3fbcec, 0x407ae148, 0x407fffff]),
          ]
     return np.array(v, dtype=F32)
 
 
 def sampled_inputs(n=20000):
-    """log-uniform magnitudes from the smallest subnormal to FLT_MAX, both signs"""
+    """log-uniform magnitudes from the smallest subnormal to FLT_MAX, both signs, and as many
+    uniform in [-10, 10], where tanh's and erf's pieces lie"""
     rng = np.random.default_rng(17)
     u = rng.integers(0, 0x7f800000, n, dtype=np.uint32).view(F32)
-    return np.where(rng.random(n) < 0.5, -u, u).astype(F32)
+    return np.concatenate([np.where(rng.random(n) < 0.5, -u, u), rng.uniform(-10, 10, n)]).astype(F32)
 
 
 def paths(name):
