@@ -41,7 +41,7 @@ _p = C.c_void_p
 lib = L.lib
 lib.frit_program_print.restype = C.c_int
 lib.frit_program_print.argtypes = [_p, C.c_char_p, C.c_int, _p]
-_run = L.fn["frit_program_run"]
+_run_at = L.run_at
 _output_shape = L.fn["frit_program_output_shape"]
 _required_memory = L.fn["frit_program_required_memory"]
 _input = L.fn["frit_input"]
@@ -168,7 +168,7 @@ class _Entry:
     __slots__ = ("prog", "ptr", "arg_slots", "consts", "ins", "outs", "bind", "nbind",
                  "bvals", "dynamic", "out_specs", "out_tree", "out_static", "static_out", "nout",
                  "sess", "arg_dtypes", "shape_buf", "ndim_buf", "checks", "guards", "lock",
-                 "donate", "donate_slots", "fn_name", "tomb")
+                 "donate", "donate_slots", "fn_name", "tomb", "at")
 
     def run(self, leaves, sizes, objs=None):
         """leaves: the argument arrays (numpy storage, C-contiguous); sizes: the duck-size values
@@ -208,7 +208,7 @@ class _Entry:
             outs.append(_wrap(_concrete_node(o, dt)))
             k += 1
         if self.nout:
-            st = _run(self.ptr, ins, optr, self.bind, self.nbind)
+            st = _run_at(self.ptr, *self.at, self.nbind)
             if use:
                 DN.retire(self, leaves, objs, use, None if st else outs, _Array)
             if st:
@@ -672,6 +672,7 @@ class Jitted:
         names = prog.input_names
         e.ins = (_p * max(1, len(names)))()
         e.outs = (_p * max(1, len(out_ts)))()
+        e.at = (C.addressof(e.ins), C.addressof(e.outs), C.addressof(e.bind))  # for run_at
         slots = []
         consts = []
         for slot, nm in enumerate(names):

@@ -95,7 +95,7 @@ _ctx_free = fn["frit_ctx_free"]
 _error = fn["frit_error"]
 _clear_error = fn["frit_clear_error"]
 _compile = fn["frit_compile"]
-_run = fn["frit_program_run"]
+_run_at = L.run_at
 _input_sym = fn["frit_input_sym"]
 _const_int = fn["frit_const_int"]
 _var = fn["frit_var"]
@@ -181,7 +181,7 @@ def _memo_key(build, params, ts):
 class Program:
     """A compiled program of a session (freed with the session's ctx)."""
     __slots__ = ("sess", "ptr", "input_names", "nout", "slot_of_input", "bind", "bind_names",
-                 "code_status", "ins", "outs", "__weakref__")
+                 "bind_at", "code_status", "ins", "outs", "ins_at", "outs_at", "__weakref__")
 
     def __init__(self, sess, ptr):
         self.sess, self.ptr = sess, ptr
@@ -191,9 +191,11 @@ class Program:
         self.slot_of_input = None  # realisation: program input i -> canonical slot
         self.bind = None
         self.bind_names = None
+        self.bind_at = None
         self.code_status = None
         self.ins = (_p * max(1, n))()  # the run call's pointer arrays, refilled at each run
         self.outs = (_p * max(1, self.nout))()
+        self.ins_at, self.outs_at = C.addressof(self.ins), C.addressof(self.outs)
 
     def info(self):
         return capture_file(lambda f: lib.frit_program_info(self.ptr, f))
@@ -205,6 +207,7 @@ class Program:
             for i, k in enumerate(names):
                 self.bind[i].name = k.encode()
             self.bind_names = names
+            self.bind_at = C.addressof(self.bind)
         b = self.bind
         for i, v in enumerate(vars.values()):
             b[i].value = v
@@ -220,8 +223,8 @@ class Program:
         ins, os_ = self.ins, self.outs
         ins[:len(in_ptrs)] = in_ptrs
         os_[:len(outs)] = [_data_ptr(a) for a in outs]
-        b, nb = self._bindings(vars)
-        st = _run(self.ptr, ins, os_, b, nb)
+        nb = self._bindings(vars)[1]
+        st = _run_at(self.ptr, self.ins_at, self.outs_at, self.bind_at, nb)
         if st:
             raise self.sess.error("run")
         return outs
