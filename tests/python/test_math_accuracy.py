@@ -131,20 +131,30 @@ def ulps64(got, x, fn):
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double oracle")
-@pytest.mark.parametrize("name", ["exp", "log"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2"])
 def test_float64_exp_log_within_one_ulp(name):
-    """the C backend's own f64 exp and log (libm's are scalar calls) against long double"""
+    """the C backend's own f64 exp, exp2, log and log2 (libm's are scalar calls) against long
+    double"""
     rng = np.random.default_rng(23)
     if name == "exp":
         x = np.concatenate([rng.uniform(-750, 712, 30000), rng.uniform(-1, 1, 10000), rng.uniform(-1e-8, 1e-8, 1000),
                             [0.0, -0.0, np.inf, -np.inf, np.nan, 709.782712893384, 709.7827128933841, -745.1332191019411,
                              -745.2, -708.4, 1e300, -1e300]])
+    elif name == "exp2":
+        # every integer power (exact, subnormal ones too), the ends of the reduction (+-1/2) and
+        # the over- and underflow edges
+        x = np.concatenate([rng.uniform(-1080, 1025, 30000), rng.uniform(-1, 1, 10000), np.arange(-1080.0, 1026.0),
+                            np.arange(-1080, 1025) + 0.5, rng.uniform(-1e-8, 1e-8, 1000),
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, 1023.9999999999999, 1024.0, -1074.0, -1074.5,
+                             -1075.0, -1022.0000000000001, 1e300, -1e300]])
     else:
         bits = rng.integers(0, 0x7ff0000000000000, 30000, dtype=np.uint64)
         x = np.concatenate([bits.view(np.float64), rng.uniform(0.7, 1.4, 10000), bits[:1000] >> np.uint64(12),
                             [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1.0, 5e-324, np.finfo(np.float64).max,
                              np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0)]])
         x[40000:41000] = bits[:1000].view(np.float64) * 0 + (bits[:1000] >> np.uint64(12)).view(np.float64)
+        if name == "log2":  # powers of two give their exponents exactly
+            x = np.concatenate([x, np.exp2(np.arange(-1074.0, 1024.0))])
     fn = getattr(np, name)
     f = getattr(frit, name)
     for path, g in (("eager", lambda v: f(frit.asarray(v)).numpy()), ("jit", frit.jit(f)),
@@ -157,3 +167,12 @@ def test_float64_exp_log_within_one_ulp(name):
         special = ~np.isfinite(x) | (x == 0)
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal(got[special], fn(x[special]))
+        if name == "exp2":  # 2^k exactly, down to the least subnormal (and 0, inf beyond)
+            ints = np.isfinite(x) & (x == np.trunc(x))
+            with np.errstate(over="ignore"):
+                want = np.ldexp(1.0, np.clip(x[ints], -1100, 1100).astype(int))
+            np.testing.assert_array_equal(got[ints], want)
+        if name == "log2":
+            m, e = np.frexp(x)
+            p2 = np.isfinite(x) & (x > 0) & (m == 0.5)
+            np.testing.assert_array_equal(got[p2], (e[p2] - 1).astype(np.float64))
