@@ -131,12 +131,21 @@ def ulps64(got, x, fn):
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double oracle")
-@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "tanh", "sinh", "cosh"])
 def test_float64_exp_log_within_one_ulp(name):
-    """the C backend's own f64 exp, exp2, log and log2 (libm's are scalar calls) against long
-    double"""
+    """the C backend's own f64 exp, exp2, log, log2, tanh, sinh and cosh (libm's are scalar
+    calls) against long double"""
     rng = np.random.default_rng(23)
-    if name == "exp":
+    if name in ("tanh", "sinh", "cosh"):
+        # the polynomials' ends (tanh 0.5493, sinh 1), tanh's saturation at 19-22, the overflow
+        # of sinh and cosh at 710.476, tiny and subnormal inputs
+        x = np.concatenate([rng.uniform(-2, 2, 20000), rng.uniform(-30, 30, 10000), rng.uniform(-712, 712, 10000),
+                            np.exp(rng.uniform(-745, 6.6, 5000)), -np.exp(rng.uniform(-745, 6.6, 5000)),
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, 0.5493061443340548, 0.5493061443340549, 1.0,
+                             np.nextafter(1.0, 0.0), -1.0, 19.0, 19.1, 22.0, 22.5, 710.4758600739439,
+                             710.475860073944, -710.4758600739439, -710.475860073944, 711.0, 1e300, -1e300, 5e-324,
+                             -5e-324, 1e-300]])
+    elif name == "exp":
         x = np.concatenate([rng.uniform(-750, 712, 30000), rng.uniform(-1, 1, 10000), rng.uniform(-1e-8, 1e-8, 1000),
                             [0.0, -0.0, np.inf, -np.inf, np.nan, 709.782712893384, 709.7827128933841, -745.1332191019411,
                              -745.2, -708.4, 1e300, -1e300]])
