@@ -131,12 +131,18 @@ def ulps64(got, x, fn):
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double oracle")
-@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "tanh", "sinh", "cosh"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "tanh", "sinh", "cosh", "arctan"])
 def test_float64_exp_log_within_one_ulp(name):
-    """the C backend's own f64 exp, exp2, log, log2, tanh, sinh and cosh (libm's are scalar
+    """the C backend's own f64 exp, exp2, log, log2, tanh, sinh, cosh and atan (libm's are scalar
     calls) against long double"""
     rng = np.random.default_rng(23)
-    if name in ("tanh", "sinh", "cosh"):
+    if name == "arctan":
+        # each reduction interval and its ends (7/16, 11/16, 19/16, 39/16), the clamp at 2^60
+        ends = np.array([0.4375, 0.6875, 1.1875, 2.4375])
+        x = np.concatenate([rng.uniform(-3, 3, 20000), np.exp(rng.uniform(-745, 709, 10000)),
+                            -np.exp(rng.uniform(-40, 40, 10000)), ends, np.nextafter(ends, 0), -ends,
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0 ** 60, 2.0 ** 61, 1e300, 5e-324, -5e-324]])
+    elif name in ("tanh", "sinh", "cosh"):
         # the polynomials' ends (tanh 0.5493, sinh 1), tanh's saturation at 19-22, the overflow
         # of sinh and cosh at 710.476, tiny and subnormal inputs
         x = np.concatenate([rng.uniform(-2, 2, 20000), rng.uniform(-30, 30, 10000), rng.uniform(-712, 712, 10000),
