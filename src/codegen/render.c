@@ -227,7 +227,8 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
   /* f32 (f16/bf16 too): the prelude's branch-free frit_powf, which vectorises, as the unary
    * functions below */
   case FRIT_OP_POW: rnd_open(o, k); cg_printf(o, "%spow%s(%s, %s))", k == FRIT_F64 ? "" : "frit_", S, a[0], a[1]); return true;
-  case FRIT_OP_ATAN2: rnd_open(o, k); cg_printf(o, "%satan2%s(%s, %s))", k == FRIT_F64 ? "" : "frit_", S, a[0], a[1]); return true;
+  /* f64 too: frit_atan2d, within 1 ulp */
+  case FRIT_OP_ATAN2: rnd_open(o, k); cg_printf(o, "frit_atan2%s(%s, %s))", k == FRIT_F64 ? "d" : S, a[0], a[1]); return true;
   case FRIT_OP_COMPLEX: cg_printf(o, "%s(%s, %s)", k == FRIT_F64 ? "CMPLX" : "CMPLXF", a[0], a[1]); return true;
   /* -ffp-contract=off keeps the product and the sum two roundings */
   case FRIT_OP_MULACC: rnd_open(o, k); cg_printf(o, "%s * %s + %s)", a[0], a[1], a[2]); return true;

@@ -191,3 +191,29 @@ def test_float64_exp_log_within_one_ulp(name):
             m, e = np.frexp(x)
             p2 = np.isfinite(x) & (x > 0) & (m == 0.5)
             np.testing.assert_array_equal(got[p2], (e[p2] - 1).astype(np.float64))
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double oracle")
+def test_float64_atan2_within_one_ulp():
+    """the C backend's own f64 atan2 against long double on sampled pairs (ratios near the
+    reduction's breakpoints, magnitudes from 1e-300 to 1e300), and C99 F.9.1.4's special pairs
+    bit for bit against libm, eagerly and under both jit modes"""
+    rng = np.random.default_rng(29)
+    n = 20000
+    y = np.concatenate([rng.uniform(-3, 3, n), np.exp(rng.uniform(-690, 690, n)) * np.sign(rng.uniform(-1, 1, n))])
+    x = np.concatenate([rng.uniform(-3, 3, n), np.exp(rng.uniform(-690, 690, n)) * np.sign(rng.uniform(-1, 1, n))])
+    x[::5] = y[::5] * np.array([0.4375, 0.6875, 1.1875, 2.4375, 1.0])[np.arange(len(x[::5])) % 5]
+    x[1::5] = y[1::5] * rng.uniform(0.3, 3, len(x[1::5]))
+    sv = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e308, -1e308, 2.5, -0.3])
+    sy, sx = (a.ravel() for a in np.meshgrid(sv, sv))
+    for path, g in (("eager", lambda a, b: frit.arctan2(frit.asarray(a), frit.asarray(b)).numpy()),
+                    ("jit", frit.jit(frit.arctan2)), ("jit static", frit.jit(frit.arctan2, dynamic=False))):
+        got = np.asarray(g(y, x))
+        assert got.dtype == np.float64
+        err = ulps64(got, y, lambda yy: np.arctan2(yy, x.astype(np.longdouble)))
+        worst = int(np.argmax(err))
+        assert err[worst] < 1.0, "%s atan2(%r, %r) = %r: %.3f ulp" % (path, y[worst], x[worst], got[worst], err[worst])
+        got = np.asarray(g(sy, sx))
+        want = np.arctan2(sy, sx)
+        np.testing.assert_array_equal(got, want, err_msg=path)
+        assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), path
