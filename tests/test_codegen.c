@@ -200,10 +200,11 @@ static tcase pair_case(frit_scalar_kind k, frit_uop *(*f)(frit_op, frit_uop *, f
        op == FRIT_OP_ATAN2) &&
       k != FRIT_F64)
     t.tol = k == FRIT_F32 ? 3e-7 : k == FRIT_F16 ? 2e-3 : 1.6e-2;
-  /* and its own f64 exp, exp2, log, log2, tanh, sinh, cosh, atan and atan2 (libm's are scalar
-     calls): within 1 ulp of the exact value, so within 2 of libm's */
+  /* and its own f64 exp, exp2, log, log2, tanh, sinh, cosh, atan, atan2, asin and acos (libm's
+     are scalar calls): within 1 ulp of the exact value, so within 2 of libm's */
   if ((op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2 || op == FRIT_OP_TANH ||
-       op == FRIT_OP_SINH || op == FRIT_OP_COSH || op == FRIT_OP_ATAN || op == FRIT_OP_ATAN2) &&
+       op == FRIT_OP_SINH || op == FRIT_OP_COSH || op == FRIT_OP_ATAN || op == FRIT_OP_ATAN2 || op == FRIT_OP_ASIN ||
+       op == FRIT_OP_ACOS) &&
       k == FRIT_F64)
     t.tol = 4.5e-16;
   return t;

@@ -253,10 +253,11 @@ static bool render_float(frit_ctx *ctx, cg_str *o, frit_op op, frit_scalar_kind 
                                op == FRIT_OP_SIN || op == FRIT_OP_COS || op == FRIT_OP_TAN || op == FRIT_OP_TANH ||
                                op == FRIT_OP_ERF || op == FRIT_OP_ASIN || op == FRIT_OP_ACOS || op == FRIT_OP_ATAN ||
                                op == FRIT_OP_SINH || op == FRIT_OP_COSH);
-  /* f64 exp, exp2, log, log2, tanh, sinh, cosh and atan likewise (within 1 ulp); the other f64
-   * functions stay libm's calls */
+  /* f64 exp, exp2, log, log2, tanh, sinh, cosh, atan, asin and acos likewise (within 1 ulp); the
+   * other f64 functions stay libm's calls */
   bool own_f64 = k == FRIT_F64 && (op == FRIT_OP_EXP || op == FRIT_OP_EXP2 || op == FRIT_OP_LOG || op == FRIT_OP_LOG2 ||
-                                   op == FRIT_OP_TANH || op == FRIT_OP_SINH || op == FRIT_OP_COSH || op == FRIT_OP_ATAN);
+                                   op == FRIT_OP_TANH || op == FRIT_OP_SINH || op == FRIT_OP_COSH || op == FRIT_OP_ATAN ||
+                                   op == FRIT_OP_ASIN || op == FRIT_OP_ACOS);
   cg_printf(o, "%s%s%s(%s))", own || own_f64 ? "frit_" : "", fn, own_f64 ? "d" : S, a[0]);
   return true;
 }

@@ -131,12 +131,19 @@ def ulps64(got, x, fn):
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double oracle")
-@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "tanh", "sinh", "cosh", "arctan"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "tanh", "sinh", "cosh", "arctan", "arcsin",
+                                  "arccos"])
 def test_float64_exp_log_within_one_ulp(name):
-    """the C backend's own f64 exp, exp2, log, log2, tanh, sinh, cosh and atan (libm's are scalar
-    calls) against long double"""
+    """the C backend's own f64 exp, exp2, log, log2, tanh, sinh, cosh, atan, asin and acos (libm's
+    are scalar calls) against long double"""
     rng = np.random.default_rng(23)
-    if name == "arctan":
+    if name in ("arcsin", "arccos"):
+        # near +-1, where sqrt(1 - x^2) is small, tiny and subnormal inputs, and past +-1 (NaN)
+        x = np.concatenate([rng.uniform(-1, 1, 20000), 1 - np.exp(rng.uniform(-37, 0, 5000)),
+                            np.exp(rng.uniform(-37, 0, 5000)) - 1, np.exp(rng.uniform(-745, 0, 5000)),
+                            [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, np.nextafter(1.0, 2.0),
+                             np.nextafter(-1.0, -2.0), np.nextafter(1.0, 0.0), 2.0, -3.0]])
+    elif name == "arctan":
         # each reduction interval and its ends (7/16, 11/16, 19/16, 39/16), the clamp at 2^60
         ends = np.array([0.4375, 0.6875, 1.1875, 2.4375])
         x = np.concatenate([rng.uniform(-3, 3, 20000), np.exp(rng.uniform(-745, 709, 10000)),
