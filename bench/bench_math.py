@@ -1,6 +1,7 @@
 """Transcendental functions on 2^20 float32, each against numpy's ufunc measured in this same
 process: frit.jit(f)(x) (the default jit) and the eager op, for exp, exp2, log, log2, sin, cos,
-tan, tanh, x ** 2.7, atan, asin, sinh, cosh and atan2. frit's float ones (exp, exp2, log, log2,
+tan, tanh, x ** 2.7, atan, asin, sinh, cosh and atan2, and the float64 forms of most of them
+(math_f64_*). frit's float ones (exp, exp2, log, log2,
 tanh, sin, cos) are faithful, within 0.99, 0.91, 0.85, 0.83, 0.96, 0.76 and 0.74 ulp; the others
 round correctly on all but a few of the 2^32 inputs (docs/codegen.md); numpy's SIMD ones are
 within a few ulp. erf and GELU (0.5 x (1 + erf(x / sqrt 2)), frit.nn.functional.gelu) are
@@ -24,17 +25,18 @@ REPS = int(os.environ.get("FRIT_BENCH_REPS", "0")) or 15
 N = 1 << 20
 
 
-def bench(name, f, npf, positive=False):
+def bench(name, f, npf, positive=False, dtype=np.float32):
     rng = np.random.default_rng(0)
-    x = rng.uniform(-10, 10, N).astype(np.float32)
+    x = rng.uniform(-10, 10, N).astype(dtype)
     if positive:
-        x = np.abs(x) + np.float32(0.1)
+        x = np.abs(x) + dtype(0.1)
     ref = npf(x)
     j = frit.jit(f)
     # within a few ulp of numpy (which is itself within a few of the exact values)
-    ok = bool(np.allclose(np.asarray(j(x)), ref, rtol=1e-6, atol=1e-6, equal_nan=True))
+    tol = 1e-6 if dtype == np.float32 else 1e-13
+    ok = bool(np.allclose(np.asarray(j(x)), ref, rtol=tol, atol=tol, equal_nan=True))
     xa = frit.asarray(x)
-    ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=1e-6, atol=1e-6, equal_nan=True))
+    ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=tol, atol=tol, equal_nan=True))
     tn = times(lambda: npf(x), warmup=2, reps=REPS)
     for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
         emit("math_%s_1m_%s" % (name, path), times(fn, warmup=2, reps=REPS),
@@ -71,11 +73,25 @@ def bench_torch(name, f, tf):
              "torch %s (same run)" % torch.__version__, tt, ok)
 
 
+# float64 (numpy's default dtype): frit's own exp, exp2, log, log2, tanh, sinh, cosh, atan, atan2,
+# asin and acos (within 1 ulp, docs/codegen.md); sin and pow are libm's
+BENCHES64 = [("f64_exp", frit.exp, np.exp, False), ("f64_exp2", frit.exp2, np.exp2, False),
+             ("f64_log", frit.log, np.log, True), ("f64_log2", frit.log2, np.log2, True),
+             ("f64_sin", frit.sin, np.sin, False), ("f64_tanh", frit.tanh, np.tanh, False),
+             ("f64_sinh", frit.sinh, np.sinh, False), ("f64_cosh", frit.cosh, np.cosh, False),
+             ("f64_atan", frit.arctan, np.arctan, False),
+             ("f64_asin", lambda a: frit.arcsin(a * 0.1), lambda a: np.arcsin(a * 0.1), False),
+             ("f64_acos", lambda a: frit.arccos(a * 0.1), lambda a: np.arccos(a * 0.1), False),
+             ("f64_atan2", lambda a: frit.arctan2(a, a[::-1] + 0.5), lambda a: np.arctan2(a, a[::-1] + 0.5), False),
+             ("f64_pow", lambda a: a ** 2.7, lambda a: a ** 2.7, True)]
+
 TORCH_BENCHES = [("erf", frit.erf, lambda t: __import__("torch").erf(t)),
                  ("gelu", frit.nn.functional.gelu, lambda t: __import__("torch").nn.functional.gelu(t))]
 
 if __name__ == "__main__":
     run_selected([("math_" + name, (lambda a: lambda: bench(*a))((name, f, npf, pos)))
                   for name, f, npf, pos in BENCHES]
+                 + [("math_" + name, (lambda a: lambda: bench(*a, dtype=np.float64))((name, f, npf, pos)))
+                    for name, f, npf, pos in BENCHES64]
                  + [("math_" + name, (lambda a: lambda: bench_torch(*a))((name, f, tf)))
                     for name, f, tf in TORCH_BENCHES], sys.argv[1:])
