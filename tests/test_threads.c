@@ -237,9 +237,8 @@ static void test_compile_free_cycles(void) {
  * copy of the scheduler's rule set each (that was ~130 KB per program). The code includes the
  * program's C source, whose prelude is 57 KB since the eighteenth session's f64 exp2, log2,
  * tanh, sinh, cosh, atan, atan2, asin and acos (45 KB after the seventeenth's, 38 after the
- * fifteenth's, 30 before,
- * with the bound at 64, 56 and 48 KiB): hence 72. A copy of the rule set would still cost about
- * twice the prelude more. */
+ * fifteenth's, 30 before, with the bound at 64, 56 and 48 KiB): hence 72. A copy of the rule
+ * set would still cost about twice the prelude more. */
 static void test_distinct_programs(void) {
   frit_ctx *ctx = frit_ctx_new();
   long rss0 = 0;
