@@ -25,22 +25,25 @@ REPS = int(os.environ.get("FRIT_BENCH_REPS", "0")) or 15
 N = 1 << 20
 
 
+def measure(name, f, x, ref, tol, peer, peer_fn):
+    """frit.jit(f)(x) (the default jit) and the eager f on x, each checked against ref, and the
+    peer's peer_fn() timed in this same process"""
+    j, xa = frit.jit(f), frit.asarray(x)
+    ok = all(bool(np.allclose(np.asarray(g()), ref, rtol=tol, atol=tol, equal_nan=True))
+             for g in (lambda: j(x), lambda: f(xa)))
+    tp = times(peer_fn, warmup=2, reps=REPS)
+    for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
+        emit("math_%s_1m_%s" % (name, path), times(fn, warmup=2, reps=REPS), peer, tp, ok)
+
+
 def bench(name, f, npf, positive=False, dtype=np.float32):
     rng = np.random.default_rng(0)
     x = rng.uniform(-10, 10, N).astype(dtype)
     if positive:
         x = np.abs(x) + dtype(0.1)
-    ref = npf(x)
-    j = frit.jit(f)
     # within a few ulp of numpy (which is itself within a few of the exact values)
-    tol = 1e-6 if dtype == np.float32 else 1e-13
-    ok = bool(np.allclose(np.asarray(j(x)), ref, rtol=tol, atol=tol, equal_nan=True))
-    xa = frit.asarray(x)
-    ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=tol, atol=tol, equal_nan=True))
-    tn = times(lambda: npf(x), warmup=2, reps=REPS)
-    for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
-        emit("math_%s_1m_%s" % (name, path), times(fn, warmup=2, reps=REPS),
-             "numpy %s (one thread, same run)" % np.__version__, tn, ok)
+    measure(name, f, x, npf(x), 1e-6 if dtype == np.float32 else 1e-13,
+            "numpy %s (one thread, same run)" % np.__version__, lambda: npf(x))
 
 P = np.float32(2.7)
 BENCHES = [("exp", frit.exp, np.exp, False), ("exp2", frit.exp2, np.exp2, False), ("log", frit.log, np.log, True),
@@ -63,14 +66,8 @@ def bench_torch(name, f, tf):
     torch.set_num_threads(int(os.environ.get("FRIT_THREADS") or os.cpu_count() or 1))
     x = np.random.default_rng(0).uniform(-4, 4, N).astype(np.float32)
     xt = torch.from_numpy(x)
-    ref = tf(xt.double()).numpy()
-    j, xa = frit.jit(f), frit.asarray(x)
-    ok = bool(np.allclose(np.asarray(j(x)), ref, rtol=1e-6, atol=1e-6))
-    ok = ok and bool(np.allclose(np.asarray(f(xa)), ref, rtol=1e-6, atol=1e-6))
-    tt = times(lambda: tf(xt), warmup=2, reps=REPS)
-    for path, fn in (("jit", lambda: np.asarray(j(x))), ("eager", lambda: f(xa).numpy())):
-        emit("math_%s_1m_%s" % (name, path), times(fn, warmup=2, reps=REPS),
-             "torch %s (same run)" % torch.__version__, tt, ok)
+    measure(name, f, x, tf(xt.double()).numpy(), 1e-6, "torch %s (same run)" % torch.__version__,
+            lambda: tf(xt))
 
 
 # float64 (numpy's default dtype): frit's own exp, exp2, log, log2, tanh, sinh, cosh, atan, atan2,

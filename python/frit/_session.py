@@ -211,7 +211,7 @@ class Program:
         b = self.bind
         for i, v in enumerate(vars.values()):
             b[i].value = v
-        return b, len(names)
+        return len(names)
 
     def run(self, inputs, vars, out_shapes, out_dtypes, in_ptrs=None):
         """inputs: C-contiguous numpy storage arrays in program input order (or in_ptrs: their
@@ -223,7 +223,7 @@ class Program:
         ins, os_ = self.ins, self.outs
         ins[:len(in_ptrs)] = in_ptrs
         os_[:len(outs)] = [_data_ptr(a) for a in outs]
-        nb = self._bindings(vars)[1]
+        nb = self._bindings(vars)
         st = _run_at(self.ptr, self.ins_at, self.outs_at, self.bind_at, nb)
         if st:
             raise self.sess.error("run")
