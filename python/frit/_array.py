@@ -49,10 +49,11 @@ class Node:
     tensor per session; `scalar` marks a weak Python scalar (a CONST when traced). `scope`: the
     frit._control scope a kernel scalar or host-loop body value belongs to (None: a plain value)."""
     __slots__ = ("np", "expr", "sess", "sid", "t", "shape", "dtype", "scalar", "nops",
-                 "abstract", "dptr", "scope", "tc", "site", "__weakref__")
+                 "abstract", "dptr", "scope", "tc", "site", "sig", "leaves", "__weakref__")
 
     def __init__(self):
         self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = self.scope = None
+        self.sig = None  # the graph's signature (frit._session.signature), taken on realisation
         self.tc = None  # a concrete node's input tensor: (session id, tensor), read in one go
         self.sid = 0
         self.nops = 0
@@ -180,7 +181,7 @@ def apply(build, operands, params=()):
     if not t:
         raise sess.error()
     node = Node.__new__(Node)
-    node.np = node.scalar = node.dptr = node.tc = None
+    node.np = node.scalar = node.dptr = node.tc = node.sig = None
     node.scope = kern
     node.sess, node.sid, node.t = sess, sid, t
     node.expr = (build, nodes, params)
@@ -409,7 +410,7 @@ class Array:
         if n.np is None:
             if n.abstract or n.expr is None:
                 raise n.abstract_error()
-            S.realize_nodes([n])
+            S.realize_one(n)
         return n.np
 
     # ---- attributes

@@ -65,7 +65,9 @@ import contextlib
 import itertools
 import ctypes as C
 import re
+import struct
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -178,6 +180,108 @@ def _memo_key(build, params, ts):
     return key
 
 
+# ---- the realisation fast path
+# Eager code realises the same small graphs over and over (`(a + b).numpy()` in a loop). A replay
+# costs a Python visit and a C build per node, then a program cache lookup: about half of a small
+# realisation. A graph's *signature* (its builders, parameters, structure, and each leaf's dtype
+# and shape) determines the whole replay, so the pc keeps, per signature, the program, the order
+# of its inputs among the graph's leaves and ready bindings. Graphs past FAST_MAX_OPS nodes or
+# FAST_MAX_LEAVES leaves replay: hashing their signature would cost about as much.
+FAST_MAX_OPS = 64
+FAST_MAX_LEAVES = 16
+FAST_CACHE_MAX = 1024
+_NO_SIG = False  # a node whose graph has no signature (an unkeyable parameter, an abstract node)
+_UNKEYABLE = ("unkeyable",)  # (a tuple: `in` on a tuple of keys compares by == safely)
+_FUNC_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def _param_key(p):
+    """A parameter as a key that equals another only for a parameter the builder treats the same
+    (1, 1.0 and True are equal in Python, and 0.0 equals -0.0); _UNKEYABLE when there is none."""
+    t = type(p)
+    if t is int or p is None:
+        return p
+    if t is float:
+        return ("f", p.hex()) if p == p else ("f", struct.pack("<d", p))
+    if t is bool or t is str or t is bytes:
+        return (t.__name__, p)
+    if t is tuple or t is list or isinstance(p, C.Array):
+        ks = tuple([_param_key(x) for x in p])
+        return _UNKEYABLE if _UNKEYABLE in ks else (t, ks)
+    if t is complex:
+        return ("c", _param_key(p.real), _param_key(p.imag))
+    if isinstance(p, _FUNC_TYPES):
+        return ("o", p)  # compared by identity; the key keeps it alive
+    return _UNKEYABLE
+
+
+def signature(n):
+    """The signature of lazy node n's graph (cached in n.sig, its leaves in n.leaves), or
+    _NO_SIG. An operand already concrete is a leaf: (its index among n.leaves, dtype code,
+    shape); a lazy one is (its signature, where its leaves are among n.leaves). A signature
+    computed before an operand was realised stays valid: it recomputes that operand from its own
+    leaves, which hold the same data (in-place writes rebind an Array to a new node)."""
+    s = n.sig
+    if s is not None:
+        return s
+    build, ops, params = n.expr
+    pk = params  # a tuple of ints (most builders) is its own key, unequal to every tagged one
+    if type(params) is not tuple:
+        pk = _param_key(params)
+    else:
+        for p in params:
+            if type(p) is not int:
+                pk = _param_key(params)
+                break
+    s = _NO_SIG
+    if pk is not _UNKEYABLE:
+        leaves, refs, where = [], [], {}  # where: id(leaf) -> its index in leaves
+        for o in ops:
+            if o.np is not None:
+                i = where.get(id(o))
+                if i is None:
+                    i = where[id(o)] = len(leaves)
+                    leaves.append(o)
+                refs.append((i, o.dtype.code, o.np.shape))
+                continue
+            if o.expr is None or o.abstract:
+                break
+            so = o.sig if o.sig is not None else signature(o)
+            if not so:
+                break
+            at = []
+            for m in o.leaves:
+                i = where.get(id(m))
+                if i is None:
+                    i = where[id(m)] = len(leaves)
+                    leaves.append(m)
+                at.append(i)
+            refs.append((so, tuple(at)))
+        else:
+            if len(leaves) <= FAST_MAX_LEAVES:
+                s = (build, pk, tuple(refs))
+                n.leaves = tuple(leaves)
+    n.sig = s
+    return s
+
+
+class _FastEntry:
+    """What realising a graph of one signature needs besides its leaves' data."""
+    __slots__ = ("prog", "order", "bind", "bind_at", "nb", "shape", "dtype", "pooled")
+
+    def __init__(self, prog, order, vars, shape, dtype):
+        self.prog, self.order, self.shape, self.dtype = prog, order, shape, dtype
+        self.nb = len(vars)
+        self.bind = (L.Binding * max(1, self.nb))()
+        for i, (k, v) in enumerate(vars.items()):
+            self.bind[i].name, self.bind[i].value = k.encode(), v
+        self.bind_at = C.addressof(self.bind)
+        nbytes = np.dtype(dtype).itemsize
+        for d in shape:
+            nbytes *= d
+        self.pooled = nbytes >= _outpool.MIN_BYTES
+
+
 class Program:
     """A compiled program of a session (freed with the session's ctx)."""
     __slots__ = ("sess", "ptr", "input_names", "nout", "slot_of_input", "bind", "bind_names",
@@ -264,6 +368,7 @@ class Session:
         self._programs = {}
         self._canon = {}     # (slot, dtype code, dimspec) -> canonical input tensor
         self._built = {}     # (build, params, input tensors) -> tensor, for REPLAY_MEMO builds
+        self._fast = {}      # graph signature -> _FastEntry (the realisation fast path)
         self._vars = {}      # duck-size variable -> DEFINE_VAR node "n<j>" / "N<j>"
         self._consts = {}
         self.leaf_inputs = weakref.WeakValueDictionary()  # "c<id>" -> concrete leaf node
@@ -285,6 +390,7 @@ class Session:
         if self.ptr:
             if self._pc is None:
                 self._programs.clear()
+                self._fast.clear()
             ptr, self.ptr = self.ptr, None
             for hook in close_hooks:  # caches keyed by ctx address forget it before it is reused
                 hook(ptr)
@@ -449,6 +555,15 @@ class Session:
             pc._realize_locked(nodes)
 
     def _realize_locked(self, nodes):
+        sig = None
+        if len(nodes) == 1 and nodes[0].nops <= FAST_MAX_OPS and not _PROF.on:
+            n = nodes[0]
+            sig = n.sig if n.sig is not None else signature(n)
+            if sig:
+                e = self._fast.get(sig)
+                if e is not None:
+                    self._run_fast(n, e)
+                    return
         try:
             outs, leaves, sizes = self._replay(nodes, False)
         except FritError:
@@ -463,6 +578,8 @@ class Session:
         ptrs = [node_ptr(leaves[k]) for k in prog.slot_of_input]
         res = prog.run(None, vars, [n.shape for n in nodes], [n.dtype.storage for n in nodes], ptrs)
         self.stats["realize"] += 1
+        if sig:
+            self._remember(nodes[0], sig, prog, leaves, vars)
         for n, r in zip(nodes, res):
             if n.np is not None:  # another thread realised it meanwhile
                 continue
@@ -471,6 +588,42 @@ class Session:
             n.expr = None
             n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread
             # that read n.np just before may still use it, in the ctx it is reading from)
+
+
+    def _remember(self, n, sig, prog, leaves, vars):
+        """Keeps the fast path's entry for n's signature, when the replay's leaves are n's own
+        (an operand realised since n's signature was taken would be a leaf of the replay)."""
+        own = n.leaves
+        if len(leaves) != len(own):
+            return
+        perm = []
+        for m in leaves:
+            for i, o in enumerate(own):
+                if o is m:
+                    perm.append(i)
+                    break
+            else:
+                return
+        if len(self._fast) >= FAST_CACHE_MAX:
+            self._fast.clear()
+        order = tuple([perm[k] for k in prog.slot_of_input])
+        self._fast[sig] = _FastEntry(prog, order, vars, n.shape, n.dtype.storage)
+
+    def _run_fast(self, n, e):
+        prog, own = e.prog, n.leaves
+        prog.ins[:len(e.order)] = [own[i].dptr or node_ptr(own[i]) for i in e.order]
+        r = _outpool.empty(e.shape, e.dtype) if e.pooled else np.empty(e.shape, e.dtype)
+        prog.outs[0] = _data_ptr(r)
+        if _run_at(prog.ptr, prog.ins_at, prog.outs_at, e.bind_at, e.nb):
+            raise self.error("run")
+        st = self.stats
+        st["hits"] += 1
+        st["realize"] += 1
+        if n.np is None:  # (another thread may have realised it meanwhile)
+            n.np = r
+            n.dptr = None
+            n.expr = None
+            n.sess = None
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]
@@ -540,6 +693,18 @@ def own(sess):
     generation before (a lazy expression built across a generation change stays one graph)."""
     t = _tls
     return sess is t.current or sess is t.eager or (sess is t.prev and sess is not None)
+
+
+def realize_one(n):
+    """realize_nodes([n]) for a lazy, realisable n (the common case, with less to do)."""
+    s = n.sess
+    t = _tls
+    if not (s is t.current or s is t.eager or (s is t.prev and s is not None)):
+        s = eager()
+    pc = s.pc
+    with pc.lock:
+        if n.np is None:
+            pc._realize_locked([n])
 
 
 def realize_nodes(nodes):

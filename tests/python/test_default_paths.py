@@ -90,9 +90,20 @@ def test_whole_array_sum_of_symbolic_size_is_staged_and_exact(shape):
         return  # jit keeps sizes 0 and 1 static: the static rule (large sizes only) applies
     c = f.lower(frit.asarray(a))
     assert c.dynamic
-    # partial sums over 1024 parallel slices (enough work-groups for a GPU), then their sum:
-    # two kernels, the first parallel
-    assert [k.launch for k in c.kernels] == ["(1024)", "()"], c.kernels
+    # partial sums over 128 parallel slices, then their sum: two kernels, the first parallel.
+    # (1024 slices of one element each made an eager sum of 1000 floats take 17 us.)
+    assert [k.launch for k in c.kernels] == ["(128)", "()"], c.kernels
+
+
+def test_whole_array_sum_of_a_large_symbolic_size():
+    """Past 2**20 elements an eager sum's size is an "N" variable, known to be large: it keeps
+    1024 parts. jit's size variables may be small, so its sum has 128 parts at any size."""
+    f = frit.jit(lambda t: frit.sum(t))
+    for n in ((1 << 20) + 3, 3 << 20):
+        a = _rand((n,), 8)
+        np.testing.assert_allclose(np.asarray(f(frit.asarray(a))), a.astype(np.float64).sum(), rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(frit.sum(frit.asarray(a))), a.astype(np.float64).sum(), rtol=1e-5)
+        assert [k.launch for k in f.lower(frit.asarray(a)).kernels] == ["(128)", "()"]
 
 
 @pytest.mark.parametrize("dynamic", [True, False])
