@@ -53,7 +53,7 @@ class Node:
 
     def __init__(self):
         self.np = self.expr = self.sess = self.t = self.scalar = self.dptr = self.scope = None
-        self.sig = None  # the graph's signature (frit._session.signature), taken on realisation
+        self.sig = self.leaves = None  # the graph's signature and its leaves (frit._session.signature)
         self.tc = None  # a concrete node's input tensor: (session id, tensor), read in one go
         self.sid = 0
         self.nops = 0
@@ -181,7 +181,7 @@ def apply(build, operands, params=()):
     if not t:
         raise sess.error()
     node = Node.__new__(Node)
-    node.np = node.scalar = node.dptr = node.tc = node.sig = None
+    node.np = node.scalar = node.dptr = node.tc = node.sig = node.leaves = None
     node.scope = kern
     node.sess, node.sid, node.t = sess, sid, t
     node.expr = (build, nodes, params)

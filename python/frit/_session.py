@@ -224,7 +224,10 @@ def signature(n):
     s = n.sig
     if s is not None:
         return s
-    build, ops, params = n.expr
+    e = n.expr
+    if e is None:  # realised meanwhile, by another thread that shares it
+        return _NO_SIG
+    build, ops, params = e
     pk = params  # a tuple of ints (most builders) is its own key, unequal to every tagged one
     if type(params) is not tuple:
         pk = _param_key(params)
@@ -244,13 +247,14 @@ def signature(n):
                     leaves.append(o)
                 refs.append((i, o.dtype.code, o.np.shape))
                 continue
-            if o.expr is None or o.abstract:
+            if o.abstract:
                 break
             so = o.sig if o.sig is not None else signature(o)
-            if not so:
+            ols = o.leaves  # (None: realised meanwhile by another thread)
+            if not so or ols is None:
                 break
             at = []
-            for m in o.leaves:
+            for m in ols:
                 i = where.get(id(m))
                 if i is None:
                     i = where[id(m)] = len(leaves)
@@ -586,6 +590,7 @@ class Session:
             n.np = r
             n.dptr = None
             n.expr = None
+            n.leaves = None  # with them, `x = x * 0.5 + 1` in a loop kept every earlier x alive
             n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread
             # that read n.np just before may still use it, in the ctx it is reading from)
 
@@ -624,6 +629,7 @@ class Session:
             n.dptr = None
             n.expr = None
             n.sess = None
+            n.leaves = None  # (a concrete node must not keep its inputs alive: see below)
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]

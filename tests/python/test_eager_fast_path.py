@@ -2,7 +2,9 @@
 builders, parameters, structure and leaf dtypes and shapes reuses its program without a replay.
 Every case checks values against numpy, with the fast path hit (stats["hits"] counts it), so a
 key that conflates two graphs shows as a wrong answer."""
+import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -155,3 +157,23 @@ def test_threads_share_no_fast_entries_wrongly():
     for t in ts:
         t.join()
     assert not errors, errors
+
+
+def test_a_realised_value_does_not_keep_its_inputs_alive():
+    """`x = x * 0.5 + 1` in a loop: each realised x must let the earlier ones go."""
+    x = fa(np.ones(1000, np.float32))
+    first = weakref.ref(x._n)
+    for _ in range(50):
+        x = x * 0.5 + 1
+        x.numpy()
+    gc.collect()
+    assert first() is None
+    np.testing.assert_allclose(x.numpy(), 2 - 0.5 ** 50, rtol=1e-6)
+
+
+def test_an_operand_without_a_signature():
+    """An operand whose parameters have no key: its graph replays, still right."""
+    v = np.arange(20, dtype=np.float32)
+    for _ in range(3):
+        y = A.apply(O._b_binary, [fa(v), fa(v)], (np.int64(0),))  # a numpy integer: no key
+        np.testing.assert_array_equal((y * 2).numpy(), (v + v) * 2)
