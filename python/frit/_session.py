@@ -39,6 +39,9 @@ Arrays (frit._array)
                              scalars are weak per NEP 50: they take the other operand's dtype).
   If a graph cannot be built on duck-sized dims (e.g. a reshape to fixed sizes, conv channels),
   realisation retries with static dims (then that program serves only these shapes).
+  A single node realised again with the same signature (signature(): builders, parameters,
+  structure, leaf dtypes and shapes) skips the replay: pc._fast keeps its program, input order
+  and bindings (_FastEntry).
   dtype objects: frit._dtypes (DType.code: C code, .storage/.value: numpy dtypes; dtype(spec)).
 
 Realisation (design): lazy ops are built immediately on *static* inputs (C checks and infers
@@ -189,7 +192,7 @@ def _memo_key(build, params, ts):
 # FAST_MAX_LEAVES leaves replay: hashing their signature would cost about as much.
 FAST_MAX_OPS = 64
 FAST_MAX_LEAVES = 16
-FAST_CACHE_MAX = 1024
+FAST_CACHE_MAX = 256  # signatures include shapes: a loop over many shapes would fill any size
 _NO_SIG = False  # a node whose graph has no signature (an unkeyable parameter, an abstract node)
 _UNKEYABLE = ("unkeyable",)  # (a tuple: `in` on a tuple of keys compares by == safely)
 _FUNC_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
@@ -598,8 +601,8 @@ class Session:
     def _remember(self, n, sig, prog, leaves, vars):
         """Keeps the fast path's entry for n's signature, when the replay's leaves are n's own
         (an operand realised since n's signature was taken would be a leaf of the replay)."""
-        own = n.leaves
-        if len(leaves) != len(own):
+        own = n.leaves  # (None: another thread sharing n has realised it meanwhile)
+        if own is None or len(leaves) != len(own):
             return
         perm = []
         for m in leaves:
@@ -616,6 +619,8 @@ class Session:
 
     def _run_fast(self, n, e):
         prog, own = e.prog, n.leaves
+        if own is None:  # another thread sharing n has realised it meanwhile
+            return
         prog.ins[:len(e.order)] = [own[i].dptr or node_ptr(own[i]) for i in e.order]
         r = _outpool.empty(e.shape, e.dtype) if e.pooled else np.empty(e.shape, e.dtype)
         prog.outs[0] = _data_ptr(r)
@@ -629,7 +634,7 @@ class Session:
             n.dptr = None
             n.expr = None
             n.sess = None
-            n.leaves = None  # (a concrete node must not keep its inputs alive: see below)
+            n.leaves = None  # (it must not keep its inputs alive: see _realize_locked)
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]

@@ -177,3 +177,31 @@ def test_an_operand_without_a_signature():
     for _ in range(3):
         y = A.apply(O._b_binary, [fa(v), fa(v)], (np.int64(0),))  # a numpy integer: no key
         np.testing.assert_array_equal((y * 2).numpy(), (v + v) * 2)
+
+
+def test_threads_realise_one_shared_lazy_array():
+    """Threads realising the same lazy arrays at once (each in its own program cache): one may
+    drop a node's leaves while another is about to run or remember its signature."""
+    base = np.linspace(-1, 1, 35).reshape(5, 7)
+    errors = []
+    for rep in range(40):
+        x = fa(base)
+        made = [frit.tanh(x * (j + 1)) + j for j in range(6)]
+        start = threading.Barrier(4)
+
+        def work(tid):
+            try:
+                start.wait()
+                for j, arr in enumerate(made):
+                    np.testing.assert_allclose((arr * tid).numpy(), (np.tanh(base * (j + 1)) + j) * tid,
+                                               rtol=1e-12)
+                    np.testing.assert_allclose(arr.numpy(), np.tanh(base * (j + 1)) + j, rtol=1e-12)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        ts = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    assert not errors, errors[:3]
