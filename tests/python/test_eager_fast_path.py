@@ -136,27 +136,36 @@ def test_reductions_and_movement_through_the_fast_path():
 
 
 def test_threads_share_no_fast_entries_wrongly():
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(200):
+            n = int(rng.integers(2, 40))
+            x = rng.standard_normal(n).astype(np.float32)
+            y = rng.standard_normal(n).astype(np.float32)
+            np.testing.assert_allclose((fa(x) * fa(y) - fa(x)).numpy(), x * y - x, rtol=1e-6)
+            np.testing.assert_allclose(frit.sum(fa(x) * fa(y)).numpy(), (x * y).sum(), rtol=1e-4,
+                                       atol=1e-5)
+
+    _in_threads(work, 4)
+
+
+def _in_threads(work, n):
+    """Runs work(0) .. work(n - 1) in n threads; raises the first failure of any."""
     errors = []
 
-    def work(seed):
+    def run(i):
         try:
-            rng = np.random.default_rng(seed)
-            for _ in range(200):
-                n = int(rng.integers(2, 40))
-                x = rng.standard_normal(n).astype(np.float32)
-                y = rng.standard_normal(n).astype(np.float32)
-                np.testing.assert_allclose((fa(x) * fa(y) - fa(x)).numpy(), x * y - x, rtol=1e-6)
-                np.testing.assert_allclose(frit.sum(fa(x) * fa(y)).numpy(), (x * y).sum(), rtol=1e-4,
-                                           atol=1e-5)
-        except Exception as e:  # noqa: BLE001 - reported below
+            work(i)
+        except Exception as e:  # noqa: BLE001 - raised below
             errors.append(e)
 
-    ts = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(n)]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
-    assert not errors, errors
+    if errors:
+        raise errors[0]
 
 
 def test_a_realised_value_does_not_keep_its_inputs_alive():
@@ -183,25 +192,16 @@ def test_threads_realise_one_shared_lazy_array():
     """Threads realising the same lazy arrays at once (each in its own program cache): one may
     drop a node's leaves while another is about to run or remember its signature."""
     base = np.linspace(-1, 1, 35).reshape(5, 7)
-    errors = []
     for rep in range(40):
         x = fa(base)
         made = [frit.tanh(x * (j + 1)) + j for j in range(6)]
         start = threading.Barrier(4)
 
         def work(tid):
-            try:
-                start.wait()
-                for j, arr in enumerate(made):
-                    np.testing.assert_allclose((arr * tid).numpy(), (np.tanh(base * (j + 1)) + j) * tid,
-                                               rtol=1e-12)
-                    np.testing.assert_allclose(arr.numpy(), np.tanh(base * (j + 1)) + j, rtol=1e-12)
-            except Exception as e:  # noqa: BLE001 - reported below
-                errors.append(e)
+            start.wait()
+            for j, arr in enumerate(made):
+                np.testing.assert_allclose((arr * tid).numpy(), (np.tanh(base * (j + 1)) + j) * tid,
+                                           rtol=1e-12)
+                np.testing.assert_allclose(arr.numpy(), np.tanh(base * (j + 1)) + j, rtol=1e-12)
 
-        ts = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-    assert not errors, errors[:3]
+        _in_threads(work, 4)
