@@ -597,7 +597,6 @@ class Session:
             n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread
             # that read n.np just before may still use it, in the ctx it is reading from)
 
-
     def _remember(self, n, sig, prog, leaves, vars):
         """Keeps the fast path's entry for n's signature, when the replay's leaves are n's own
         (an operand realised since n's signature was taken would be a leaf of the replay)."""
