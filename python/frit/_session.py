@@ -278,10 +278,7 @@ class _FastEntry:
 
     def __init__(self, prog, order, vars, shape, dtype):
         self.prog, self.order, self.shape, self.dtype = prog, order, shape, dtype
-        self.nb = len(vars)
-        self.bind = (L.Binding * max(1, self.nb))()
-        for i, (k, v) in enumerate(vars.items()):
-            self.bind[i].name, self.bind[i].value = k.encode(), v
+        self.bind, self.nb = L._bindings(vars)
         self.bind_at = C.addressof(self.bind)
         nbytes = np.dtype(dtype).itemsize
         for d in shape:
@@ -588,14 +585,7 @@ class Session:
         if sig:
             self._remember(nodes[0], sig, prog, leaves, vars)
         for n, r in zip(nodes, res):
-            if n.np is not None:  # another thread realised it meanwhile
-                continue
-            n.np = r
-            n.dptr = None
-            n.expr = None
-            n.leaves = None  # with them, `x = x * 0.5 + 1` in a loop kept every earlier x alive
-            n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread
-            # that read n.np just before may still use it, in the ctx it is reading from)
+            _settle(n, r)
 
     def _remember(self, n, sig, prog, leaves, vars):
         """Keeps the fast path's entry for n's signature, when the replay's leaves are n's own
@@ -603,14 +593,10 @@ class Session:
         own = n.leaves  # (None: another thread sharing n has realised it meanwhile)
         if own is None or len(leaves) != len(own):
             return
-        perm = []
-        for m in leaves:
-            for i, o in enumerate(own):
-                if o is m:
-                    perm.append(i)
-                    break
-            else:
-                return
+        at = {id(o): i for i, o in enumerate(own)}
+        perm = [at.get(id(m)) for m in leaves]
+        if None in perm:
+            return
         if len(self._fast) >= FAST_CACHE_MAX:
             self._fast.clear()
         order = tuple([perm[k] for k in prog.slot_of_input])
@@ -628,12 +614,19 @@ class Session:
         st = self.stats
         st["hits"] += 1
         st["realize"] += 1
-        if n.np is None:  # (another thread may have realised it meanwhile)
-            n.np = r
-            n.dptr = None
-            n.expr = None
-            n.sess = None
-            n.leaves = None  # (it must not keep its inputs alive: see _realize_locked)
+        _settle(n, r)
+
+
+def _settle(n, r):
+    """Makes n concrete with its realised data r, unless another thread realised it meanwhile."""
+    if n.np is not None:
+        return
+    n.np = r
+    n.dptr = None
+    n.expr = None
+    n.leaves = None  # with them, `x = x * 0.5 + 1` in a loop kept every earlier x alive
+    n.sess = None  # concrete now: it no longer keeps the ctx alive (n.t stays: a thread that
+    # read n.np just before may still use it, in the ctx it is reading from)
 
 
 _VAR_NAMES = ["n%d" % j for j in range(64)]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import frit
+from threads_util import run_threads
 from frit import _array as A, _ops as O, _session as S
 
 
@@ -146,26 +147,7 @@ def test_threads_share_no_fast_entries_wrongly():
             np.testing.assert_allclose(frit.sum(fa(x) * fa(y)).numpy(), (x * y).sum(), rtol=1e-4,
                                        atol=1e-5)
 
-    _in_threads(work, 4)
-
-
-def _in_threads(work, n):
-    """Runs work(0) .. work(n - 1) in n threads; raises the first failure of any."""
-    errors = []
-
-    def run(i):
-        try:
-            work(i)
-        except Exception as e:  # noqa: BLE001 - raised below
-            errors.append(e)
-
-    ts = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    if errors:
-        raise errors[0]
+    run_threads(work, 4)
 
 
 def test_a_realised_value_does_not_keep_its_inputs_alive():
@@ -204,4 +186,4 @@ def test_threads_realise_one_shared_lazy_array():
                                            rtol=1e-12)
                 np.testing.assert_allclose(arr.numpy(), np.tanh(base * (j + 1)) + j, rtol=1e-12)
 
-        _in_threads(work, 4)
+        run_threads(work, 4)

@@ -8,27 +8,14 @@ import pytest
 
 import frit
 from frit import _session as S
+from threads_util import run_threads
 
 NTHREADS = 6
 NOPS = 120
 
 
 def _run_threads(target, n=NTHREADS):
-    errors = []
-
-    def wrap(tid):
-        try:
-            target(tid)
-        except BaseException as e:  # noqa: BLE001 - reported by the main thread
-            errors.append((tid, e))
-
-    ts = [threading.Thread(target=wrap, args=(t,)) for t in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    if errors:
-        raise AssertionError("thread %d: %r" % errors[0]) from errors[0][1]
+    run_threads(target, n)
 
 
 def _close(got, want):
