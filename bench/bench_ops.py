@@ -27,6 +27,8 @@ OPS = {
     "sum_axis0": (lambda m, a, b: a.sum(axis=0), X, Y),
     "sum_axis1": (lambda m, a, b: a.sum(axis=1), X, Y),
     "max_axis0": (lambda m, a, b: a.max(axis=0), X, Y),
+    "max_all": (lambda m, a, b: a.max(), X, Y),
+    "argmax_all": (lambda m, a, b: m.argmax(a), X, Y),
     "argmax_axis0": (lambda m, a, b: m.argmax(a, axis=0), X, Y),
     "argmax_axis1": (lambda m, a, b: m.argmax(a, axis=1), X, Y),
     "var_axis0": (lambda m, a, b: a.var(axis=0), X, Y),

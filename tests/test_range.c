@@ -205,6 +205,21 @@ static void test_specific(void) {
   CHECK_EQ_INT(frit_uop_vmax(q), 15);
   CHECK_EQ_INT(frit_uop_vmin(m), 0);
   CHECK_EQ_INT(frit_uop_vmax(m), 3);
+  /* (x / y) * y lies between 0 and x for any y (a size cut to whole parts): the product of the
+   * two ranges' corners would overflow here */
+  frit_uop *bx = frit_var(ctx, "bx", 0, (int64_t)1 << 61), *by = frit_var(ctx, "by", 1, 128);
+  frit_uop *cut = frit_binary(ctx, FRIT_OP_MUL, frit_binary(ctx, FRIT_OP_IDIV, bx, by), by);
+  CHECK_EQ_INT(frit_uop_vmin(cut), 0);
+  CHECK_EQ_INT(frit_uop_vmax(cut), (int64_t)1 << 61);
+  frit_uop *sx = frit_var(ctx, "sx", -20, 17), *sy = frit_var(ctx, "sy", -5, 5);
+  frit_uop *scut = frit_binary(ctx, FRIT_OP_MUL, sy, frit_binary(ctx, FRIT_OP_IDIV, sx, sy));
+  for (int64_t a = -20; a <= 17; a++)
+    for (int64_t b = -5; b <= 5; b++) {
+      int64_t v = b ? a / b * b : 0;
+      CHECK(frit_uop_vmin(scut) <= v && v <= frit_uop_vmax(scut));
+    }
+  CHECK_EQ_INT(frit_uop_vmin(scut), -20);
+  CHECK_EQ_INT(frit_uop_vmax(scut), 17);
   /* RANGE: [0, end-1]; an empty loop gets a sane [0, 0] */
   frit_uop *r = frit_range(ctx, frit_const_int(ctx, FRIT_I64, 10), 0, FRIT_AXIS_LOOP);
   CHECK_EQ_INT(frit_uop_vmin(r), 0);

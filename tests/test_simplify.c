@@ -252,6 +252,25 @@ static void test_divmod(void) {
     CHECK(v % 3 + (v / 3) % 4 * 3 == v % 12);
     CHECK((v / 3) % 4 + v / 12 * 4 == v / 3);
   }
+  /* a symbolic divisor (a flat index over a symbolic 2-D shape, a size cut to whole parts):
+   * x == (x/n)*n + x%n and x - (x/n)*n == x%n for every n (x/0 == 0, x%0 == x), in any order
+   * of the operands; checked at every value below */
+  frit_uop *sn = frit_var(ctx, "dsn", -6, 6);
+  CHECK_SIMP(add(md(s, sn), mul(dv(s, sn), sn)), s);
+  CHECK_SIMP(add(mul(dv(s, sn), sn), md(s, sn)), s);
+  CHECK_SIMP(add(md(s, sn), mul(sn, dv(s, sn))), s);
+  CHECK_SIMP(add(mul(sn, dv(s, sn)), md(s, sn)), s);
+  CHECK_SIMP(sub(s, mul(dv(s, sn), sn)), md(s, sn));
+  CHECK_SIMP(sub(s, mul(sn, dv(s, sn))), md(s, sn));
+  for (int64_t v = -100; v <= 100; v++)
+    for (int64_t d = -6; d <= 6; d++) {
+      int64_t q = d ? v / d : 0, r = d ? v % d : v;
+      CHECK(q * d + r == v);
+    }
+  /* a select inside a select on the same condition takes that branch */
+  frit_uop *wc = lt(x, y), *wa = opaque(FRIT_F32, "dwa"), *wb = opaque(FRIT_F32, "dwb"), *wd = opaque(FRIT_F32, "dwd");
+  CHECK_SIMP(where(wc, where(wc, wa, wb), wd), where(wc, wa, wd));
+  CHECK_SIMP(where(wc, wa, where(wc, wb, wd)), where(wc, wa, wd));
   /* nested */
   CHECK_SIMP(dv(dv(s, ci(3)), ci(4)), dv(s, ci(12)));
   CHECK_SIMP(md(md(s, ci(12)), ci(4)), md(s, ci(4)));

@@ -27,4 +27,8 @@ frit_scalar frit_eval_complex(frit_op op, frit_scalar_kind k, const frit_scalar 
 frit_scalar frit_scalar_load(const void *p, frit_scalar_kind k);
 void frit_scalar_store(void *p, frit_scalar_kind k, frit_scalar v);
 
+/* The value of the scalar expression u (constants, variables, ALU ops, casts) for the bindings
+ * vars, as i64 (floats truncated); an error naming what cannot be evaluated otherwise. */
+frit_status frit_eval_int_expr(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars, int64_t *out);
+
 #endif

@@ -101,7 +101,7 @@ frit_status frit_rt_collective(frit_program *p, int k) {
   int64_t dims[8];
   int ndim = sb->ndim < 8 ? sb->ndim : 8;
   for (int d = 0; d < ndim; d++)
-    if (frit_rt_eval(ctx, sb->dims[d], p->binds, s->nvars, &dims[d]) != FRIT_OK) return frit_last_status(ctx);
+    if (frit_eval_int_expr(ctx, sb->dims[d], p->binds, s->nvars, &dims[d]) != FRIT_OK) return frit_last_status(ctx);
   const int64_t *ints = (const int64_t *)u->arg.blob; /* {root or dest, source}: the verifier checks */
   frit_coll_call call = {.kind = (int)u->arg.i0, .op = (int)u->arg.i1, .root = (int)ints[0], .dest = (int)ints[0],
                          .source = (int)ints[1], .dtype = sb->dtype, .numel = p->numel[bout], .ndim = ndim,

@@ -110,16 +110,16 @@ frit_status frit_rt_device_kernel(frit_program *p, int k) {
   const frit_sched_kernel *sk = &s->kernels[k];
   for (int i = 0; i < sk->nparams; i++) p->param_off[i] = p->devoff[sk->param_buf[i]];
   int64_t extent;
-  frit_status st = frit_rt_eval(ctx, p->c->cg->kernels[k].g0_extent, p->binds, s->nvars, &extent);
+  frit_status st = frit_eval_int_expr(ctx, p->c->cg->kernels[k].g0_extent, p->binds, s->nvars, &extent);
   if (st != FRIT_OK) return st;
   const frit_cg_kernel *K = &p->c->cg->kernels[k];
   int64_t trip = 0, tm = 0, tn = 0, tk = 0, tiles = 0;
-  if (K->group && (st = frit_rt_eval(ctx, K->group_trip, p->binds, s->nvars, &trip)) != FRIT_OK) return st;
+  if (K->group && (st = frit_eval_int_expr(ctx, K->group_trip, p->binds, s->nvars, &trip)) != FRIT_OK) return st;
   if (K->tile.threads && p->c->dev_kernels_tile[k] &&
-      ((st = frit_rt_eval(ctx, K->tile.m, p->binds, s->nvars, &tm)) != FRIT_OK ||
-       (st = frit_rt_eval(ctx, K->tile.n, p->binds, s->nvars, &tn)) != FRIT_OK ||
-       (st = frit_rt_eval(ctx, K->tile.k, p->binds, s->nvars, &tk)) != FRIT_OK ||
-       (st = frit_rt_eval(ctx, K->tile.count, p->binds, s->nvars, &tiles)) != FRIT_OK))
+      ((st = frit_eval_int_expr(ctx, K->tile.m, p->binds, s->nvars, &tm)) != FRIT_OK ||
+       (st = frit_eval_int_expr(ctx, K->tile.n, p->binds, s->nvars, &tn)) != FRIT_OK ||
+       (st = frit_eval_int_expr(ctx, K->tile.k, p->binds, s->nvars, &tk)) != FRIT_OK ||
+       (st = frit_eval_int_expr(ctx, K->tile.count, p->binds, s->nvars, &tiles)) != FRIT_OK))
     return st;
   bool tiled = K->tile.threads && p->c->dev_kernels_tile[k] && frit_device_use_tiles(&d->props, tm, tn, tk, K->tile.threads);
   bool grouped = !tiled && K->group && p->c->dev_kernels_group[k] && frit_device_use_groups(&d->props, extent, trip, K->group);

@@ -211,7 +211,7 @@ static frit_status size_buffers(frit_program *p, const char *what) {
     const frit_sched_buf *sb = &s->bufs[b];
     for (int d = 0; d < sb->ndim; d++) {
       int64_t v;
-      frit_status st = frit_rt_eval(p->ctx, sb->dims[d], p->binds, s->nvars, &v);
+      frit_status st = frit_eval_int_expr(p->ctx, sb->dims[d], p->binds, s->nvars, &v);
       if (st != FRIT_OK) return st;
       if (v < 0) {
         const char *kind = sb->kind == FRIT_BUF_INPUT ? "input" : sb->kind == FRIT_BUF_OUTPUT ? "output" : "temporary";
@@ -220,7 +220,7 @@ static frit_status size_buffers(frit_program *p, const char *what) {
                               frit_render_c_expr(p->ctx, sb->dims[d]), v);
       }
     }
-    frit_status st = frit_rt_eval(p->ctx, sb->numel, p->binds, s->nvars, &p->numel[b]);
+    frit_status st = frit_eval_int_expr(p->ctx, sb->numel, p->binds, s->nvars, &p->numel[b]);
     if (st != FRIT_OK) return st;
     if (p->numel[b] < 0)
       return frit_set_error(p->ctx, FRIT_ERR_RUNTIME, "%s: buffer %d has %" PRId64 " elements",
@@ -262,7 +262,7 @@ static frit_status grow_arena(frit_program *p, int64_t bytes) {
 uint64_t frit_rt_kernel_extents(frit_program *p, int k, int64_t ext[64]) {
   uint64_t unknown = 0;
   for (int r = 0; r < p->c->nranges[k] && r < 64; r++)
-    if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &ext[r]) != FRIT_OK) {
+    if (frit_eval_int_expr(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &ext[r]) != FRIT_OK) {
       frit_clear_error(p->ctx);
       unknown |= (uint64_t)1 << r;
       ext[r] = INT64_MAX;
@@ -288,7 +288,7 @@ int64_t frit_rt_kernel_work(frit_program *p, int k, bool *unknown) {
     int64_t e;
     if (r < 64) {
       e = ext[r];
-    } else if (frit_rt_eval(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
+    } else if (frit_eval_int_expr(p->ctx, p->c->range_ends[k][r], p->binds, p->c->sched->nvars, &e) != FRIT_OK) {
       frit_clear_error(p->ctx); /* past the loops that ext holds: a nest that deep has no sets */
       any_unknown = true;
       e = INT64_MAX;
@@ -342,7 +342,7 @@ static frit_status run_kernel(frit_program *p, int k) {
     frit_status st = frit_rt_specialised(p, k, unknown ? -1 : work, &fn, &extent, &have, &alone);
     if (st != FRIT_OK) return st;
     if (!have) {
-      st = frit_rt_eval(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
+      st = frit_eval_int_expr(ctx, ck->g0_extent, p->binds, s->nvars, &extent);
       if (st != FRIT_OK) return st;
     }
     if (extent > 0) {
@@ -406,7 +406,7 @@ static frit_status loop_begin(frit_program *p, int l, bool *enter) {
   int64_t v[3];
   for (int b = 0; b < 3; b++) {
     if (L->bound[b]) {
-      frit_status st = frit_rt_eval(p->ctx, L->bound[b], p->binds, s->nvars, &v[b]);
+      frit_status st = frit_eval_int_expr(p->ctx, L->bound[b], p->binds, s->nvars, &v[b]);
       if (st != FRIT_OK) return st;
     } else {
       int bb = L->bound_buf[b];
@@ -581,7 +581,7 @@ frit_status frit_program_output_shape(frit_program *p, int k, const frit_binding
   if (b->ndim > FRIT_MAX_DIMS)
     return frit_set_error(p->ctx, FRIT_ERR_INVALID, "output_shape: %d dims", b->ndim);
   for (int d = 0; d < b->ndim; d++) {
-    st = frit_rt_eval(p->ctx, b->dims[d], p->binds, s->nvars, &dims[d]);
+    st = frit_eval_int_expr(p->ctx, b->dims[d], p->binds, s->nvars, &dims[d]);
     if (st != FRIT_OK) return st;
   }
   *ndim = b->ndim;

@@ -4,6 +4,7 @@
 #define FRIT_RUNTIME_H
 
 #include "codegen/codegen.h"
+#include "interp/scalar.h"
 #include "ir/uop.h"
 #include "runtime/pool.h"
 #include "schedule/schedule.h"
@@ -94,9 +95,6 @@ typedef struct frit_rt_stats {
   uint64_t hits;     /* frit_compile calls answered from the cache */
 } frit_rt_stats;
 frit_rt_stats frit_rt_stats_get(frit_ctx *ctx);
-
-/* Evaluates an integer size expression under bindings; FRIT_ERR_RUNTIME when it cannot. */
-frit_status frit_rt_eval(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars, int64_t *out);
 
 /* Iterations of kernel k's loop nest under p's current bindings (saturating; INT64_MAX when
  * unknown, and then *unknown set when given): the parallelism decision's input. */

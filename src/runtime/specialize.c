@@ -84,7 +84,7 @@ static frit_status build_variant(frit_program *p, int k, frit_rt_spec *sp, spec_
     K = &cg->kernels[0];
     hash = cg->hash;
   }
-  frit_status st = frit_rt_eval(ctx, K->g0_extent, p->binds, s->nvars, &var->extent);
+  frit_status st = frit_eval_int_expr(ctx, K->g0_extent, p->binds, s->nvars, &var->extent);
   if (st != FRIT_OK) return st;
   var->fn = K->fn;
   var->hash = hash;

@@ -256,7 +256,7 @@ static void run_round(frit_program *p, int k, frit_uop *fixed_ast, candidate *cs
     if (!cg) continue;
     c->kernel = &cg->kernels[i];
     c->hash = cg->hash;
-    if (frit_rt_eval(ctx, c->kernel->g0_extent, p->binds, sc->nvars, &c->extent) != FRIT_OK) {
+    if (frit_eval_int_expr(ctx, c->kernel->g0_extent, p->binds, sc->nvars, &c->extent) != FRIT_OK) {
       frit_clear_error(ctx);
       c->kernel = NULL;
       continue;

@@ -1,6 +1,7 @@
 /* The memory plan (TEMP buffers share one arena, placed first-fit by size over their live
  * kernel intervals) and the schedule printer. */
 #include "schedule/sched_internal.h"
+#include "interp/scalar.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,10 +11,7 @@ frit_status frit_schedule_eval_size(frit_ctx *ctx, frit_uop *e, const frit_bindi
     *out = e->arg.value.i;
     return FRIT_OK;
   }
-  frit_scalar v;
-  frit_status st = frit_interpret(ctx, e, NULL, NULL, 0, vars, nvars, &v);
-  if (st == FRIT_OK) *out = v.i;
-  return st;
+  return frit_eval_int_expr(ctx, e, vars, nvars, out);
 }
 
 typedef struct item {

@@ -153,6 +153,21 @@ static iv src_iv(const frit_uop *s) {
   return ivmk(lo, hi);
 }
 
+/* a * b for the MUL u: (x / y) * y lies between 0 and x whatever y is (truncating, x/0 == 0),
+ * where the corners of the two ranges may overflow (a flat size cut to whole parts). */
+static iv iv_mul_of(const frit_uop *u, iv a, iv b) {
+  iv r = iv_mul(a, b);
+  for (int k = 0; k < 2; k++) {
+    const frit_uop *q = u->src[k];
+    if (q->op != FRIT_OP_IDIV || q->src[1] != u->src[1 - k]) continue;
+    iv x = src_iv(q->src[0]);
+    if (!x.ok) continue;
+    iv t = ivmk(min2(0, x.lo), max2(0, x.hi));
+    return r.ok ? ivmk(max2(r.lo, t.lo), min2(r.hi, t.hi)) : t;
+  }
+  return r;
+}
+
 static iv analyse_alu(const frit_uop *u, frit_op op) {
   frit_dtype dt = u->dtype;
   iv a = u->nsrc > 0 ? src_iv(u->src[0]) : IV_NONE;
@@ -175,7 +190,7 @@ static iv analyse_alu(const frit_uop *u, frit_op op) {
   if ((frit_op_flags(op) & FRIT_F_COMPARE)) return iv_compare(op, a, b);
   if (op == FRIT_OP_ADD) return iv_add(a, b);
   if (op == FRIT_OP_SUB) return iv_sub(a, b);
-  if (op == FRIT_OP_MUL) return iv_mul(a, b);
+  if (op == FRIT_OP_MUL) return iv_mul_of(u, a, b);
   if (op == FRIT_OP_IDIV) return iv_idiv(a, b);
   if (op == FRIT_OP_MOD) return iv_mod(a, b);
   if (op == FRIT_OP_MAX) return ivmk(max2(a.lo, b.lo), max2(a.hi, b.hi));

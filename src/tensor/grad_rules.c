@@ -402,6 +402,23 @@ static frit_status max_pool_rule(frit_ctx *ctx, const int64_t *params, frit_tens
   return done(ctx, grads, 1);
 }
 
+/* r = the max (min) of all of x, keepdims, reduced in stages: ties share g equally over the whole
+ * array, as the unstaged reduction's own rule has them (the staged graph's rules would share it
+ * among the parts first, and then within each). */
+static frit_status whole_extreme_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g,
+                                      int nin, frit_tensor *const *ins, frit_tensor **grads) {
+  (void)params, (void)nin;
+  frit_tensor *x = ins[0];
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_tensor *hit = ti_alu2(ctx, FRIT_OP_CMPEQ, x, ti_expand(ctx, out, s->ndim, s->dims));
+  bool all[FRIT_MAX_DIMS];
+  for (int i = 0; i < s->ndim; i++) all[i] = true;
+  frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(x)), all);
+  frit_tensor *share = ti_expand(ctx, ti_alu2(ctx, FRIT_OP_FDIV, g, count), s->ndim, s->dims);
+  grads[0] = ti_where(ctx, hit, share, ti_const_f(ctx, frit_tensor_dtype(x), 0, x));
+  return done(ctx, grads, 1);
+}
+
 static frit_status no_gradient(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g, int nin,
                                frit_tensor *const *ins, frit_tensor **grads) {
   (void)ctx, (void)params, (void)out, (void)g, (void)nin, (void)ins, (void)grads;
@@ -414,6 +431,10 @@ static frit_tensor *attach(frit_ctx *ctx, frit_tensor *out, int nin, frit_tensor
   for (int i = 0; i < nin; i++) /* the op returned an input as it is (a sort of one element) */
     if (!ins[i] || TI_U(ins[i])->id >= TI_U(out)->id) return out;
   return frit_set_vjp(ctx, out, nin, ins, rule, params, nparams) == FRIT_OK ? out : NULL;
+}
+
+frit_tensor *tg_whole_extreme(frit_ctx *ctx, frit_tensor *r, frit_tensor *x) {
+  return attach(ctx, r, 1, &x, whole_extreme_rule, NULL, 0);
 }
 
 frit_tensor *tg_solve(frit_ctx *ctx, frit_tensor *x, frit_tensor *a, frit_tensor *b) {

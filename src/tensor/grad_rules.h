@@ -16,6 +16,8 @@ frit_tensor *tg_conv2d(frit_ctx *ctx, frit_tensor *r, frit_tensor *x, frit_tenso
                        const int64_t padding[2], const int64_t dilation[2]);
 /* r (..., OH, OW) = the max of the non-overlapping windows w (..., OH, OW, KH, KW), float dtypes */
 frit_tensor *tg_max_pool(frit_ctx *ctx, frit_tensor *r, frit_tensor *w);
+/* r = the max or min of all of x (keepdims), reduced in parallel parts (staged.c) */
+frit_tensor *tg_whole_extreme(frit_ctx *ctx, frit_tensor *r, frit_tensor *x);
 /* x cast to cdt, zero-padded by pad on its last two axes and materialised (when padded): the
  * node conv2d's forward builds for its input, so that its gradient rule reads the same buffer */
 frit_tensor *tn_conv_padded(frit_ctx *ctx, frit_tensor *x, frit_dtype cdt, const int64_t pad[2]);

@@ -99,72 +99,6 @@ frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
   return n ? with_ints(ctx, FRIT_OP_FLIP, x, ax, n, 0, 0, NULL) : x;
 }
 
-/* A reduction of a whole large tensor to one value has no parallel axis. Staged as partial
- * results over SPLIT_PARTS slices (materialised, so a kernel computes them in parallel) and then
- * their reduction, it runs on every thread. Only for static sizes the parts divide; the
- * reduction ops are associative, so only float rounding order changes. Static sizes of
- * SPLIT_MANY_PARTS * SPLIT_MIN_PART elements and more are split in SPLIT_MANY_PARTS: a GPU
- * needs thousands of parts to be busy (a work-group each), a CPU does not mind.
- * Design debt: this belongs to the scheduler's kernel optimisation (tiling reductions), where
- * the part count could follow the device. */
-enum {
-  SPLIT_PARTS = 256, SPLIT_MANY_PARTS = 4096, SPLIT_MIN_PART = 4096,
-  SPLIT_SYM_PARTS = 1024, SPLIT_SYM_FEW_PARTS = 128
-};
-
-static frit_tensor *staged_parts(frit_ctx *ctx, frit_tensor *x, frit_tensor *parts, frit_op op) {
-  const frit_shape *s = ti_shape(ctx, x);
-  int64_t inner_axis[1] = {1}, outer_axis[1] = {0};
-  frit_tensor *partial = frit_contiguous(ctx, with_ints(ctx, FRIT_OP_REDUCE_AXIS, parts, inner_axis, 1, op, 0, NULL));
-  frit_tensor *total = with_ints(ctx, FRIT_OP_REDUCE_AXIS, partial, outer_axis, 1, op, 0, NULL);
-  int64_t ones[FRIT_MAX_DIMS];
-  for (int i = 0; i < s->ndim; i++) ones[i] = 1;
-  return frit_reshape(ctx, total, s->ndim, ones);
-}
-
-/* Staging for symbolic sizes (default jit, eager ops), where the size is unknown when the graph
- * is built: flattened and padded with zeros to a multiple of the part count, so sums only (zero
- * is the identity of nothing else). Every part costs a partial sum's setup whatever its length:
- * 1024 parts of one element each made the eager sum of 1000 floats take 17 us. So a size that
- * may be small (its lower bound under SPLIT_PARTS * SPLIT_MIN_PART, where static sizes are not
- * staged at all) gets SPLIT_SYM_FEW_PARTS: about one work-group per multiprocessor of a current
- * GPU, and many for every thread of a CPU (64 parts saved a further 1.6 us at 1000 elements). */
-static frit_tensor *staged_full_sum_sym(frit_ctx *ctx, frit_tensor *x, frit_op op) {
-  const frit_shape *s = ti_shape(ctx, x);
-  if (op != FRIT_OP_ADD) return NULL;
-  frit_uop *numel = s->dims[0];
-  for (int i = 1; i < s->ndim; i++) numel = ti_dim_mul(ctx, numel, s->dims[i]);
-  int64_t nparts = numel->vmin >= (int64_t)SPLIT_PARTS * SPLIT_MIN_PART ? SPLIT_SYM_PARTS : SPLIT_SYM_FEW_PARTS;
-  /* padded by nparts - 1 zeros and cut to nparts * m: both amounts provably in range */
-  frit_uop *m = ti_dim_cdiv(ctx, numel, nparts), *whole = ti_dim_mul(ctx, ti_dim(ctx, nparts), m);
-  frit_uop *zero = ti_dim(ctx, 0), *pad = ti_dim(ctx, nparts - 1);
-  frit_uop *parts_shape[2] = {ti_dim(ctx, nparts), m};
-  frit_tensor *flat = s->ndim == 1 ? x : ti_reshape(ctx, x, 1, &numel);
-  frit_tensor *cut = ti_shrink(ctx, ti_pad(ctx, flat, &zero, &pad), &zero, &whole);
-  frit_tensor *parts = ti_reshape(ctx, cut, 2, parts_shape);
-  if (!parts) {
-    frit_clear_error(ctx); /* a size the reshape cannot prove: the unstaged reduction serves */
-    return NULL;
-  }
-  return staged_parts(ctx, x, parts, op);
-}
-
-static frit_tensor *staged_full_reduce(frit_ctx *ctx, frit_tensor *x, frit_op op) {
-  const frit_shape *s = ti_shape(ctx, x);
-  int64_t numel = 1;
-  for (int i = 0; i < s->ndim; i++) {
-    int64_t d = frit_dim_value(s->dims[i]);
-    if (d < 0) return staged_full_sum_sym(ctx, x, op);
-    numel *= d;
-    if (numel > ((int64_t)1 << 50)) return NULL;
-  }
-  if (numel < (int64_t)SPLIT_PARTS * SPLIT_MIN_PART || numel % SPLIT_PARTS) return NULL;
-  int64_t parts = numel >= (int64_t)SPLIT_MANY_PARTS * SPLIT_MIN_PART && numel % SPLIT_MANY_PARTS == 0 ? SPLIT_MANY_PARTS
-                                                                                                        : SPLIT_PARTS;
-  int64_t parts_shape[2] = {parts, numel / parts};
-  return staged_parts(ctx, x, frit_reshape(ctx, x, 2, parts_shape), op);
-}
-
 frit_tensor *ti_reduce_axis(frit_ctx *ctx, frit_tensor *x, frit_op op, const bool *mask) {
   if (!x) return NULL;
   int64_t ax[FRIT_MAX_DIMS];
@@ -172,7 +106,7 @@ frit_tensor *ti_reduce_axis(frit_ctx *ctx, frit_tensor *x, frit_op op, const boo
   for (int i = 0; i < nd; i++)
     if (mask[i]) ax[n++] = i;
   if (n == nd && nd > 0) {
-    frit_tensor *staged = staged_full_reduce(ctx, x, op);
+    frit_tensor *staged = ti_staged_whole_reduce(ctx, x, op);
     if (staged) return staged;
   }
   return with_ints(ctx, FRIT_OP_REDUCE_AXIS, x, ax, n, op, 0, NULL);

@@ -100,17 +100,27 @@ static frit_tensor *bcast_like(frit_ctx *ctx, const char *op, frit_tensor *x, fr
   return ti_broadcast(ctx, op, x, s->ndim, s->dims);
 }
 
-/* First index along `axis` where x equals its max (min); a NaN counts as the extreme, as in
- * numpy, so the first NaN wins. Returns the keepdims i64 result. */
-static frit_tensor *arg_extreme(frit_ctx *ctx, const char *name, frit_tensor *x, int axis, bool is_max) {
+static frit_op extreme_op(frit_dtype dt, bool is_max) {
+  return frit_dtype_is_bool(dt) ? (is_max ? FRIT_OP_OR : FRIT_OP_AND) : (is_max ? FRIT_OP_MAX : FRIT_OP_MIN);
+}
+
+/* Where x equals m, its extreme; a NaN counts as the extreme, as in numpy. */
+static frit_tensor *is_extreme(frit_ctx *ctx, frit_tensor *x, frit_tensor *m) {
+  frit_tensor *hit = m ? ti_alu2(ctx, FRIT_OP_CMPEQ, x, m) : NULL;
+  if (hit && frit_dtype_is_float(frit_tensor_dtype(x))) hit = ti_alu2(ctx, FRIT_OP_OR, hit, ti_alu2(ctx, FRIT_OP_CMPNE, x, x));
+  return hit;
+}
+
+/* First index along `axis` where x equals its max (min), so the first NaN wins. Returns the
+ * keepdims i64 result: the index, or that element's entry in `at` (i64, x's shape) if given. */
+static frit_tensor *arg_extreme(frit_ctx *ctx, const char *name, frit_tensor *x, int axis, bool is_max,
+                                frit_tensor *at) {
   const frit_shape *s = ti_shape(ctx, x);
-  frit_dtype dt = frit_tensor_dtype(x);
   bool mask[FRIT_MAX_DIMS] = {false};
   mask[axis] = true;
-  frit_op op = frit_dtype_is_bool(dt) ? (is_max ? FRIT_OP_OR : FRIT_OP_AND) : (is_max ? FRIT_OP_MAX : FRIT_OP_MIN);
-  frit_tensor *m = bcast_like(ctx, name, tc_reduce_keep(ctx, x, op, mask), x);
-  frit_tensor *hit = m ? ti_alu2(ctx, FRIT_OP_CMPEQ, x, m) : NULL;
-  if (hit && frit_dtype_is_float(dt)) hit = ti_alu2(ctx, FRIT_OP_OR, hit, ti_alu2(ctx, FRIT_OP_CMPNE, x, x));
+  frit_tensor *mk = tc_reduce_keep(ctx, x, extreme_op(frit_tensor_dtype(x), is_max), mask);
+  frit_tensor *hit = is_extreme(ctx, x, bcast_like(ctx, name, mk, x));
+  if (at) return tc_reduce_keep(ctx, ti_where(ctx, hit, at, ti_const_i(ctx, FRIT_I64, INT64_MAX, at)), FRIT_OP_MIN, mask);
   frit_tensor *pos = ti_axis_index(ctx, x, axis);
   frit_tensor *none = bcast_like(ctx, name, TI_T(s->dims[axis]), x);
   if (!hit || !pos || !none) return NULL;
@@ -122,6 +132,40 @@ static frit_tensor *arg_extreme(frit_ctx *ctx, const char *name, frit_tensor *x,
     return first ? ti_cast(ctx, first, FRIT_I64) : NULL;
   }
   return tc_reduce_keep(ctx, ti_where(ctx, hit, pos, none), FRIT_OP_MIN, mask);
+}
+
+/* argmax (argmin) of the 1-D x, staged in parallel parts: each part's first extreme (one kernel
+ * for all parts, in parallel, each part's max and search fused while it is in cache), then the
+ * first candidate whose value is the whole's extreme, among those and the tail's elements (they
+ * are in order: the least of their positions). The candidates' values are read back from x at
+ * their positions rather than kept: kept, they were a kernel's output of their own and the
+ * search a second pass over x. Positions come from an iota viewed as x is (dims used as values
+ * were kernels of their own). NULL, with no error, when x is not staged. */
+static frit_tensor *staged_arg_extreme(frit_ctx *ctx, const char *name, frit_tensor *x, bool is_max) {
+  frit_tensor *tail, *parts = ti_whole_parts(ctx, x, &tail);
+  if (!parts) return NULL;
+  const frit_shape *sp = ti_shape(ctx, parts);
+  frit_uop *n = ti_shape(ctx, x)->dims[0], *whole = ti_dim_mul(ctx, sp->dims[0], sp->dims[1]);
+  frit_uop *zero = ti_dim(ctx, 0);
+  frit_tensor *index = ti_iota(ctx, n);
+  frit_tensor *part_index = tail ? ti_reshape(ctx, ti_shrink(ctx, index, &zero, &whole), 2, sp->dims) : ti_reshape(ctx, index, 2, sp->dims);
+  frit_tensor *at = frit_contiguous(ctx, arg_extreme(ctx, name, parts, 1, is_max, part_index));
+  at = ti_reshape(ctx, at, 1, sp->dims);
+  if (tail && at) {
+    frit_tensor *both[2] = {at, ti_shrink(ctx, index, &whole, &n)};
+    at = ti_cat(ctx, both, 2, 0);
+  }
+  if (!at) return NULL;
+  /* the candidates as a row: reduced along it, not staged again */
+  frit_uop *row[2] = {ti_dim(ctx, 1), ti_shape(ctx, at)->dims[0]};
+  at = ti_reshape(ctx, at, 2, row);
+  frit_tensor *pm = at ? ti_gather(ctx, x, at, 0) : NULL;
+  const bool along[2] = {false, true};
+  frit_tensor *m = bcast_like(ctx, name, tc_reduce_keep(ctx, pm, extreme_op(frit_tensor_dtype(x), is_max), along), pm);
+  frit_tensor *none = ti_const_i(ctx, FRIT_I64, INT64_MAX, at);
+  frit_tensor *first = tc_reduce_keep(ctx, ti_where(ctx, is_extreme(ctx, pm, m), at, none), FRIT_OP_MIN, along);
+  frit_uop *one = row[0];
+  return ti_reshape(ctx, first, 1, &one);
 }
 
 static frit_tensor *argreduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const int *axes, int naxes,
@@ -142,7 +186,8 @@ static frit_tensor *argreduce(frit_ctx *ctx, frit_rfunc f, frit_tensor *x, const
   }
   if (frit_dim_value(ti_shape(ctx, src)->dims[axis]) == 0)
     return TI_FAIL1(ctx, name, x, "attempt to get %s of an empty sequence", name);
-  frit_tensor *r = arg_extreme(ctx, name, src, axis, f == FRIT_RF_ARGMAX);
+  frit_tensor *r = naxes == FRIT_ALL_AXES ? staged_arg_extreme(ctx, name, src, f == FRIT_RF_ARGMAX) : NULL;
+  if (!r && ctx->status == FRIT_OK) r = arg_extreme(ctx, name, src, axis, f == FRIT_RF_ARGMAX, NULL);
   if (!r) return NULL;
   if (naxes == FRIT_ALL_AXES) {
     frit_uop *ones[FRIT_MAX_DIMS];

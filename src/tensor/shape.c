@@ -50,6 +50,7 @@ frit_uop *ti_dim_div(frit_ctx *ctx, frit_uop *a, int64_t b) {
   if (b == 1) return a;
   return dim_op(ctx, FRIT_OP_IDIV, a, ti_dim(ctx, b));
 }
+frit_uop *ti_dim_div_by(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return dim_op(ctx, FRIT_OP_IDIV, a, b); }
 frit_uop *ti_dim_min(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return dim_op(ctx, FRIT_OP_MIN, a, b); }
 frit_uop *ti_dim_max(frit_ctx *ctx, frit_uop *a, frit_uop *b) { return dim_op(ctx, FRIT_OP_MAX, a, b); }
 /* Python's a % m (result in [0, m)) for m > 0; any a. */

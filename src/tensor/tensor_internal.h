@@ -26,6 +26,7 @@ frit_uop *ti_dim_sub(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_mul(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_cdiv(frit_ctx *ctx, frit_uop *a, int64_t b); /* ceil(a / b), b > 0, a >= 0 */
 frit_uop *ti_dim_div(frit_ctx *ctx, frit_uop *a, int64_t b);  /* floor(a / b), b > 0, a >= 0 */
+frit_uop *ti_dim_div_by(frit_ctx *ctx, frit_uop *a, frit_uop *b); /* floor(a / b), b > 0, a >= 0 */
 frit_uop *ti_dim_min(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_max(frit_ctx *ctx, frit_uop *a, frit_uop *b);
 frit_uop *ti_dim_pmod(frit_ctx *ctx, frit_uop *a, frit_uop *m); /* a mod m in [0, m), m > 0 */
@@ -77,6 +78,12 @@ frit_tensor *ti_shrink(frit_ctx *ctx, frit_tensor *x, frit_uop *const *begin, fr
 frit_tensor *ti_flip(frit_ctx *ctx, frit_tensor *x, const bool *mask);
 /* REDUCE_AXIS (keepdims) over the masked axes with ALU op `op` (ADD, MUL, MAX, MIN, AND, OR). */
 frit_tensor *ti_reduce_axis(frit_ctx *ctx, frit_tensor *x, frit_op op, const bool *mask);
+/* Whole-array reductions staged in parallel parts (staged.c). ti_whole_parts: x's first elements
+ * as [parts, m] and in *tail the rest (1-D, maybe empty; NULL when the parts hold all); NULL,
+ * with no error, when x is not staged (too small). ti_staged_whole_reduce: the keepdims
+ * reduction of all of x by way of them; NULL, with no error, when not staged. */
+frit_tensor *ti_whole_parts(frit_ctx *ctx, frit_tensor *x, frit_tensor **tail);
+frit_tensor *ti_staged_whole_reduce(frit_ctx *ctx, frit_tensor *x, frit_op op);
 frit_tensor *ti_scan(frit_ctx *ctx, frit_tensor *x, frit_op op, int axis);
 frit_tensor *ti_gather(frit_ctx *ctx, frit_tensor *x, frit_tensor *idx, int axis);
 /* One-axis pieces (movement.c): SHRINK to [b, e), PAD by b/a zeros, FLIP, replicate (k copies:

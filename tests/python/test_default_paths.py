@@ -90,20 +90,23 @@ def test_whole_array_sum_of_symbolic_size_is_staged_and_exact(shape):
         return  # jit keeps sizes 0 and 1 static: the static rule (large sizes only) applies
     c = f.lower(frit.asarray(a))
     assert c.dynamic
-    # partial sums over 128 parallel slices, then their sum: two kernels, the first parallel.
-    # (1024 slices of one element each made an eager sum of 1000 floats take 17 us.)
-    assert [k.launch for k in c.kernels] == ["(128)", "()"], c.kernels
+    # partial sums over parallel parts of 2048 elements or more (at least 1, at most 128), then
+    # their sum and the tail's: two kernels, the first parallel. (1024 parts of one element each
+    # made an eager sum of 1000 floats take 17 us.)
+    launches = [k.launch for k in c.kernels]
+    assert len(launches) == 2 and re.fullmatch(r"\(max\(min\(.+ / 2048, 128\), 1\)\)", launches[0]), launches
+    assert launches[1] == "()", launches
 
 
 def test_whole_array_sum_of_a_large_symbolic_size():
-    """Past 2**20 elements an eager sum's size is an "N" variable, known to be large: it keeps
-    1024 parts. jit's size variables may be small, so its sum has 128 parts at any size."""
+    """Past 2**20 elements an eager sum's size is an "N" variable, known to be large: it has up
+    to 1024 parts. jit's size variables may be small, so its sum has up to 128 at any size."""
     f = frit.jit(lambda t: frit.sum(t))
     for n in ((1 << 20) + 3, 3 << 20):
         a = _rand((n,), 8)
         np.testing.assert_allclose(np.asarray(f(frit.asarray(a))), a.astype(np.float64).sum(), rtol=1e-5)
         np.testing.assert_allclose(np.asarray(frit.sum(frit.asarray(a))), a.astype(np.float64).sum(), rtol=1e-5)
-        assert [k.launch for k in f.lower(frit.asarray(a)).kernels] == ["(128)", "()"]
+        assert [k.launch for k in f.lower(frit.asarray(a)).kernels] == ["(max(min(n0 / 2048, 128), 1))", "()"]
 
 
 @pytest.mark.parametrize("dynamic", [True, False])

@@ -1,6 +1,10 @@
 /* Evaluation of small symbolic expressions (buffer sizes, dims, launch extents) for given
- * variable bindings, using the same scalar semantics as the interpreter and constant folding. */
-#include "runtime/runtime.h"
+ * variable bindings, using the same scalar semantics as the interpreter and constant folding;
+ * a walk of the expression, without the interpreter's setup (the memory plan of every run
+ * evaluated each buffer's size through frit_interpret: most of a small program's run call). */
+#include "interp/scalar.h"
+
+#include <string.h>
 
 #define EVAL_MAX_DEPTH 256
 
@@ -48,8 +52,7 @@ static frit_status eval_rec(frit_ctx *ctx, frit_uop *u, const frit_binding *vars
   return FRIT_OK;
 }
 
-frit_status frit_rt_eval(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars,
-                         int64_t *out) {
+frit_status frit_eval_int_expr(frit_ctx *ctx, frit_uop *u, const frit_binding *vars, int nvars, int64_t *out) {
   frit_scalar v;
   frit_status st = eval_rec(ctx, u, vars, nvars, &v, 0);
   if (st != FRIT_OK) return st;
