@@ -107,8 +107,8 @@ static frit_op extreme_op(frit_dtype dt, bool is_max) {
 /* Where x equals m, its extreme; a NaN counts as the extreme, as in numpy. */
 static frit_tensor *is_extreme(frit_ctx *ctx, frit_tensor *x, frit_tensor *m) {
   frit_tensor *hit = m ? ti_alu2(ctx, FRIT_OP_CMPEQ, x, m) : NULL;
-  if (hit && frit_dtype_is_float(frit_tensor_dtype(x))) hit = ti_alu2(ctx, FRIT_OP_OR, hit, ti_alu2(ctx, FRIT_OP_CMPNE, x, x));
-  return hit;
+  if (!hit || !frit_dtype_is_float(frit_tensor_dtype(x))) return hit;
+  return ti_alu2(ctx, FRIT_OP_OR, hit, ti_alu2(ctx, FRIT_OP_CMPNE, x, x));
 }
 
 /* First index along `axis` where x equals its max (min), so the first NaN wins. Returns the
@@ -120,7 +120,8 @@ static frit_tensor *arg_extreme(frit_ctx *ctx, const char *name, frit_tensor *x,
   mask[axis] = true;
   frit_tensor *mk = tc_reduce_keep(ctx, x, extreme_op(frit_tensor_dtype(x), is_max), mask);
   frit_tensor *hit = is_extreme(ctx, x, bcast_like(ctx, name, mk, x));
-  if (at) return tc_reduce_keep(ctx, ti_where(ctx, hit, at, ti_const_i(ctx, FRIT_I64, INT64_MAX, at)), FRIT_OP_MIN, mask);
+  if (at) /* (INT64_MAX: no hit, which cannot be: the extreme is one of x's elements) */
+    return tc_reduce_keep(ctx, ti_where(ctx, hit, at, ti_const_i(ctx, FRIT_I64, INT64_MAX, at)), FRIT_OP_MIN, mask);
   frit_tensor *pos = ti_axis_index(ctx, x, axis);
   frit_tensor *none = bcast_like(ctx, name, TI_T(s->dims[axis]), x);
   if (!hit || !pos || !none) return NULL;
@@ -148,7 +149,8 @@ static frit_tensor *staged_arg_extreme(frit_ctx *ctx, const char *name, frit_ten
   frit_uop *n = ti_shape(ctx, x)->dims[0], *whole = ti_dim_mul(ctx, sp->dims[0], sp->dims[1]);
   frit_uop *zero = ti_dim(ctx, 0);
   frit_tensor *index = ti_iota(ctx, n);
-  frit_tensor *part_index = tail ? ti_reshape(ctx, ti_shrink(ctx, index, &zero, &whole), 2, sp->dims) : ti_reshape(ctx, index, 2, sp->dims);
+  frit_tensor *in_parts = tail ? ti_shrink(ctx, index, &zero, &whole) : index;
+  frit_tensor *part_index = ti_reshape(ctx, in_parts, 2, sp->dims);
   frit_tensor *at = frit_contiguous(ctx, arg_extreme(ctx, name, parts, 1, is_max, part_index));
   at = ti_reshape(ctx, at, 1, sp->dims);
   if (tail && at) {
