@@ -115,7 +115,8 @@ def test_max_gradient_ties_share_equally_over_the_whole_array(n, op):
 
 def test_whole_argmax_is_one_parallel_pass_and_a_small_combine():
     """The parts' max and first position in one kernel over every part; the candidates (one a
-    part and the tail's elements) in two small ones. Two parallel passes over x took 1.8x as long."""
+    part and the tail's elements) in two small ones. (A staged max and then a staged search for
+    its first position, two parallel passes over x, took 1.1x as long.)"""
     x = frit.asarray(np.zeros((1000, 1000), np.float32))
     c = frit.jit(lambda a: frit.argmax(a)).lower(x)
     launches = [k.launch for k in c.kernels]
