@@ -10,8 +10,9 @@ import pytest
 import frit
 
 # sizes: a single part, part boundaries (2048 elements to a part), many parts with a tail, a
-# size the 128 parts divide, and one past 2^20 (static sizes are staged from there on)
-SIZES = [1, 7, 2047, 2048, 2049, 4096 * 5 + 77, 128 * 2048, (1 << 20) + 5]
+# size the 128 parts divide, one past 2^20, and 2^20 itself (with static shapes, staged in 256
+# parts: a static size is staged from 2^20 elements on where the parts divide it)
+SIZES = [1, 7, 2047, 2048, 2049, 4096 * 5 + 77, 128 * 2048, (1 << 20) + 5, 1 << 20]
 DTYPES = [np.float32, np.float64, np.float16, np.int32, np.uint8, np.int64, np.bool_]
 
 
@@ -54,7 +55,7 @@ def test_whole_array_reductions_match_numpy(n, dt):
             _same(f(fx), want, exact)
 
 
-@pytest.mark.parametrize("n", [5, 2049, 4096 * 5 + 77, (1 << 20) + 5])
+@pytest.mark.parametrize("n", [5, 2049, 4096 * 5 + 77, (1 << 20) + 5, 1 << 20])
 @pytest.mark.parametrize("case", ["nan", "nan_last", "nan_tail", "all_-inf", "all_inf", "ties", "-0"])
 @pytest.mark.parametrize("shape", ["1d", "2d"])
 def test_extremes_with_nan_ties_and_infinities(n, case, shape):
@@ -111,6 +112,14 @@ def test_max_gradient_ties_share_equally_over_the_whole_array(n, op):
     for dynamic in (True, False):
         g = frit.jit(frit.grad(lambda a: f(a) * 3.0), dynamic=dynamic)
         np.testing.assert_allclose(np.asarray(g(frit.asarray(x))), want, rtol=1e-6)
+
+
+def test_static_whole_reductions_are_staged_at_two_to_the_twenty():
+    """The static sizes the matrix above checks with dynamic=False at 2^20: staged in parts."""
+    x = frit.asarray(np.zeros(1 << 20, np.float32))
+    for f in (frit.max, frit.argmax, frit.sum):
+        launches = [k.launch for k in frit.jit(lambda a: f(a), dynamic=False).lower(x).kernels]
+        assert launches[0] == "(256)", (f.__name__, launches)
 
 
 def test_whole_argmax_is_one_parallel_pass_and_a_small_combine():
