@@ -149,11 +149,7 @@ static frit_tensor *reduce_vjp(frit_ctx *ctx, frit_uop *node, frit_tensor *g) {
   frit_tensor *gx = ti_expand(ctx, g, sx->ndim, sx->dims);
   frit_op op = (frit_op)node->arg.i0;
   if (op == FRIT_OP_ADD) return gx;
-  if (op == FRIT_OP_MAX || op == FRIT_OP_MIN) { /* ties share g equally */
-    frit_tensor *hit = ti_alu2(ctx, FRIT_OP_CMPEQ, x, ti_expand(ctx, u, sx->ndim, sx->dims));
-    frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(x)), mask);
-    return masked(ctx, hit, ti_expand(ctx, dvd(ctx, g, count), sx->ndim, sx->dims));
-  }
+  if (op == FRIT_OP_MAX || op == FRIT_OP_MIN) return tc_extreme_grad(ctx, x, u, g, mask); /* ties share g */
   if (op == FRIT_OP_MUL) {
     /* prod of the others: u/x where x != 0; where x is the only zero, the product of the rest */
     frit_tensor *zero = ti_alu2(ctx, FRIT_OP_CMPEQ, x, cst(ctx, 0, x));

@@ -7,10 +7,6 @@
 #include <stdio.h>
 
 frit_status frit_schedule_eval_size(frit_ctx *ctx, frit_uop *e, const frit_binding *vars, int nvars, int64_t *out) {
-  if (e->op == FRIT_OP_CONST) {
-    *out = e->arg.value.i;
-    return FRIT_OK;
-  }
   return frit_eval_int_expr(ctx, e, vars, nvars, out);
 }
 

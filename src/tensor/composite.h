@@ -28,5 +28,8 @@ frit_tensor *tc_count(frit_ctx *ctx, frit_tensor *x, const bool *mask, frit_dtyp
 frit_tensor *tc_scalar(frit_ctx *ctx, frit_dtype dt, double v);
 /* Same-dtype sum over the masked axes (keepdims), accumulating f16/bf16 in f32, bool as OR. */
 frit_tensor *tc_sum_keep(frit_ctx *ctx, frit_tensor *x, const bool *mask);
+/* The cotangent of x for m = its max (min) over the masked axes (keepdims), given m's cotangent
+ * g: the ties share g equally. */
+frit_tensor *tc_extreme_grad(frit_ctx *ctx, frit_tensor *x, frit_tensor *m, frit_tensor *g, const bool *mask);
 
 #endif

@@ -408,14 +408,9 @@ static frit_status max_pool_rule(frit_ctx *ctx, const int64_t *params, frit_tens
 static frit_status whole_extreme_rule(frit_ctx *ctx, const int64_t *params, frit_tensor *out, frit_tensor *g,
                                       int nin, frit_tensor *const *ins, frit_tensor **grads) {
   (void)params, (void)nin;
-  frit_tensor *x = ins[0];
-  const frit_shape *s = ti_shape(ctx, x);
-  frit_tensor *hit = ti_alu2(ctx, FRIT_OP_CMPEQ, x, ti_expand(ctx, out, s->ndim, s->dims));
   bool all[FRIT_MAX_DIMS];
-  for (int i = 0; i < s->ndim; i++) all[i] = true;
-  frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(x)), all);
-  frit_tensor *share = ti_expand(ctx, ti_alu2(ctx, FRIT_OP_FDIV, g, count), s->ndim, s->dims);
-  grads[0] = ti_where(ctx, hit, share, ti_const_f(ctx, frit_tensor_dtype(x), 0, x));
+  for (int i = 0; i < FRIT_MAX_DIMS; i++) all[i] = true;
+  grads[0] = tc_extreme_grad(ctx, ins[0], out, g, all);
   return done(ctx, grads, 1);
 }
 

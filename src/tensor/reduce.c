@@ -41,6 +41,14 @@ frit_tensor *tc_reduce_keep(frit_ctx *ctx, frit_tensor *x, frit_op alu, const bo
   return any ? ti_reduce_axis(ctx, x, alu, mask) : x;
 }
 
+frit_tensor *tc_extreme_grad(frit_ctx *ctx, frit_tensor *x, frit_tensor *m, frit_tensor *g, const bool *mask) {
+  const frit_shape *s = ti_shape(ctx, x);
+  frit_tensor *hit = ti_alu2(ctx, FRIT_OP_CMPEQ, x, ti_expand(ctx, m, s->ndim, s->dims));
+  frit_tensor *count = tc_sum_keep(ctx, ti_cast(ctx, hit, frit_tensor_dtype(x)), mask);
+  frit_tensor *share = ti_expand(ctx, ti_alu2(ctx, FRIT_OP_FDIV, g, count), s->ndim, s->dims);
+  return ti_where(ctx, hit, share, ti_const_f(ctx, frit_tensor_dtype(x), 0, x));
+}
+
 frit_tensor *tc_drop(frit_ctx *ctx, frit_tensor *x, const bool *mask) {
   if (!x) return NULL;
   const frit_shape *s = ti_shape(ctx, x);
