@@ -235,10 +235,11 @@ static void test_compile_free_cycles(void) {
 
 /* Distinct programs in one ctx cost what they need (their graph, schedule and code), not a
  * copy of the scheduler's rule set each (that was ~130 KB per program). The code includes the
- * program's C source, whose prelude is 57 KB since the eighteenth session's f64 exp2, log2,
- * tanh, sinh, cosh, atan, atan2, asin and acos (45 KB after the seventeenth's, 38 after the
- * fifteenth's, 30 before, with the bound at 64, 56 and 48 KiB): hence 72. A copy of the rule
- * set would still cost about twice the prelude more. */
+ * program's C source, whose prelude is 59.6 KB since the twenty-first session's f32 asin, acos
+ * and atan2 of their own (57 KB after the eighteenth's f64 exp2, log2, tanh, sinh, cosh, atan,
+ * atan2, asin and acos, 45 KB after the seventeenth's, 38 after the fifteenth's, 30 before, with
+ * the bound at 72, 64, 56 and 48 KiB; 73 measured): hence 75. A copy of the rule set would still
+ * cost about twice the prelude more. */
 static void test_distinct_programs(void) {
   frit_ctx *ctx = frit_ctx_new();
   long rss0 = 0;
@@ -259,8 +260,8 @@ static void test_distinct_programs(void) {
   CHECK_EQ_INT(ctx->owned_count - owned0, last - 1 - first); /* one program object each */
   long per_kb = (rss_pages() - rss0) * (sysconf(_SC_PAGESIZE) / 1024) / (last - 1 - first);
   if (!SANITIZED) {
-    if (per_kb > 72) fprintf(stderr, "a distinct program costs %ld KiB\n", per_kb);
-    CHECK(per_kb <= 72);
+    if (per_kb > 75) fprintf(stderr, "a distinct program costs %ld KiB\n", per_kb);
+    CHECK(per_kb <= 75);
   }
   frit_ctx_free(ctx);
 }
