@@ -1,4 +1,5 @@
-"""float32 exp, exp2, log, log2, tanh and erf within 1 ulp of the exact value (numpy in float64,
+"""float32 exp, exp2, log, log2, tanh, erf, arcsin, arccos, arctan, sinh, cosh and arctan2 within 1
+ulp of the exact value (numpy in float64,
 rounded to float32 only by the check), eagerly and under both jit modes: special values as C99
 Annex F, subnormal inputs and results, the ends of each function's pieces, and log-uniform
 samples over the whole float range. tests/test_mathlib.c sweeps the C functions themselves; this
@@ -16,7 +17,8 @@ F32 = np.float32
 TINY = float(np.finfo(F32).smallest_subnormal)
 REFS = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "tanh": np.tanh,
-    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "erf": np.vectorize(math.erf, otypes=[np.float64]), "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
 }
 
 
@@ -25,8 +27,13 @@ def ulps(got, x, name):
     (2^-149 below 2^-126); 0 where both are the same NaN/inf/zero, inf for a wrong class."""
     with np.errstate(all="ignore"):
         ref = REFS[name](x.astype(np.float64))
+    return ulps_of(got, ref)
+
+
+def ulps_of(got, ref):
+    """ulps of float32 results got from float64 reference values ref (see ulps)"""
     got = got.astype(np.float64)
-    out = np.zeros(x.shape)
+    out = np.zeros(ref.shape)
     nan_r, nan_g = np.isnan(ref), np.isnan(got)
     out[nan_r != nan_g] = np.inf
     fin = ~nan_r & ~nan_g
@@ -59,16 +66,22 @@ def special_inputs():
          0.0625, 0.9999999, 1.0000001, 9.0, 9.01, 9.5, 10.0, 3.92, 4.0, -3.92, 0.84375, *bits([0x3f657fac]),
          # erf's pieces meet at 0.75 and 1.5; its worst input (0.7875 ulp)
          0.75, 1.5, -1.5, *bits([0x3f3fffff, 0x3fbfffff, 0x3fc00001, 0x3f3fbcec, 0x407ae148, 0x407fffff]),
+         # arcsin/arccos: their pieces meet at 1/2, the domain ends at 1; arctan's at tan(pi/8) and
+         # its inverse; sinh/cosh: overflow
+         *bits([0x3effffff, 0x3f000001, 0xbf000001, 0x3f7fffff, 0xbf7fffff, 0x3f800001, 0xbf800001,
+                0x3ed413cc, 0x3ed413cd, 0x401a827a, 0x401a8279, 0x3eb89b64, 0x3ec42fe6, 0x3ed85bc6]),
+         89.4, 89.42, -89.42, 100.0, -100.0,
          ]
     return np.array(v, dtype=F32)
 
 
 def sampled_inputs(n=20000):
-    """log-uniform magnitudes from the smallest subnormal to FLT_MAX, both signs, and as many
-    uniform in [-10, 10], where tanh's and erf's pieces lie"""
+    """log-uniform magnitudes from the smallest subnormal to FLT_MAX, both signs, as many uniform
+    in [-10, 10], where tanh's and erf's pieces lie, and in [-1, 1], arcsin's and arccos's domain"""
     rng = np.random.default_rng(17)
     u = rng.integers(0, 0x7f800000, n, dtype=np.uint32).view(F32)
-    return np.concatenate([np.where(rng.random(n) < 0.5, -u, u), rng.uniform(-10, 10, n)]).astype(F32)
+    return np.concatenate([np.where(rng.random(n) < 0.5, -u, u), rng.uniform(-10, 10, n),
+                           rng.uniform(-1, 1, n)]).astype(F32)
 
 
 def paths(name):
@@ -96,6 +109,32 @@ def test_within_one_ulp(name, inputs):
         exact = np.isnan(x) | np.isinf(x) | (x == 0)
         np.testing.assert_array_equal(got[exact], want[exact])
         assert (np.signbit(got[exact]) == np.signbit(want[exact]))[~np.isnan(want[exact])].all()
+
+
+def test_arctan2_within_one_ulp():
+    """float32 arctan2 (one division: n/d, or (n - d)/(n + d) above tan(pi/8)) within 1 ulp on
+    sampled pairs and the C99 F.9.1.4 pairs exactly, eagerly and under both jit modes"""
+    rng = np.random.default_rng(5)
+    sp = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, TINY, 3.0], F32)
+    ys, xs = [a.ravel() for a in np.meshgrid(sp, sp)]
+    n = 20000
+    mag = lambda: rng.integers(0, 0x7f800000, n, dtype=np.uint32).view(F32) * np.where(rng.random(n) < 0.5, -1, 1)  # noqa: E731
+    near = rng.uniform(-3, 3, n).astype(F32)  # |y/x| near tan(pi/8), 1 and its inverse
+    y = np.concatenate([ys, mag(), near, near * F32(0.41421357)]).astype(F32)
+    x = np.concatenate([xs, mag(), rng.uniform(-3, 3, n), near]).astype(F32)
+    with np.errstate(all="ignore"):
+        ref = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+    f = frit.arctan2
+    for path, g in (("eager", lambda a, b: f(frit.asarray(a), frit.asarray(b)).numpy()), ("jit", frit.jit(f)),
+                    ("jit static", frit.jit(f, dynamic=False))):
+        got = np.asarray(g(y, x))
+        assert got.dtype == F32
+        err = ulps_of(got, ref)
+        worst = int(np.argmax(err))
+        assert err[worst] < 1.0, "%s arctan2(%r, %r) = %r: %.3f ulp" % (path, y[worst], x[worst], got[worst], err[worst])
+        k = len(ys)
+        np.testing.assert_array_equal(got[:k], ref[:k].astype(F32), err_msg=path)
+        assert (np.signbit(got[:k]) == np.signbit(ref[:k].astype(F32)))[~np.isnan(ref[:k])].all(), path
 
 
 def test_log_of_subnormals_and_negatives():
