@@ -1,5 +1,5 @@
-"""float32 exp, exp2, log, log2, tanh, erf, arcsin, arccos, arctan, sinh, cosh and arctan2 within 1
-ulp of the exact value (numpy in float64,
+"""float32 exp, exp2, log, log2, sin, cos, tan, tanh, erf, arcsin, arccos, arctan, sinh, cosh and
+arctan2 within 1 ulp of the exact value (numpy in float64,
 rounded to float32 only by the check), eagerly and under both jit modes: special values as C99
 Annex F, subnormal inputs and results, the ends of each function's pieces, and log-uniform
 samples over the whole float range. tests/test_mathlib.c sweeps the C functions themselves; this
@@ -18,7 +18,7 @@ TINY = float(np.finfo(F32).smallest_subnormal)
 REFS = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "tanh": np.tanh,
     "erf": np.vectorize(math.erf, otypes=[np.float64]), "arcsin": np.arcsin, "arccos": np.arccos,
-    "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+    "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "sin": np.sin, "cos": np.cos, "tan": np.tan,
 }
 
 
@@ -71,6 +71,11 @@ def special_inputs():
          *bits([0x3effffff, 0x3f000001, 0xbf000001, 0x3f7fffff, 0xbf7fffff, 0x3f800001, 0xbf800001,
                 0x3ed413cc, 0x3ed413cd, 0x401a827a, 0x401a8279, 0x3eb89b64, 0x3ec42fe6, 0x3ed85bc6]),
          89.4, 89.42, -89.42, 100.0, -100.0,
+         # sinh/cosh: where the reduction's n turns 1 (ln2/2); sin/cos/tan: pi/4, pi/2 (tan's pole)
+         # and their multiples, where the float and double reductions (2^20) and Payne-Hanek (2^26)
+         # take over
+         *bits([0x3eb17217, 0x3eb17218, 0xbeb17218, 0x3f490fdb, 0x3fc90fdb, 0xbfc90fdb, 0x3fc90fda,
+                0x40490fdb, 0x4096cbe4, 0x497fffff, 0x49800000, 0x4c7fffff, 0x4c800000, 0x5a7ef7a1]),
          ]
     return np.array(v, dtype=F32)
 
