@@ -472,11 +472,12 @@ static double ieee_max(double a, double b, bool mx) {
   return (a > b) == mx ? a : b;
 }
 
-/* Float max/min reductions, rendered as compare-select plus NaN/zero-sign flags: rows of
- * +-0, NaN, +-inf, +-1 and subnormals, against the oracle bit for bit (NaN as NaN); vectorised. */
-static void test_maxmin_reductions(void) {
-  enum { R = 3000, M = 37 };
-  static const double pool[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.0, -1.0, 0x1p-149, -0x1p-149, 2.5, -2.5};
+/* Float max/min reductions, rendered as integer max/min of order keys plus a NaN magnitude:
+ * rows of +-0, NaN (both signs), +-inf, +-1 and subnormals, against the oracle bit for bit (NaN
+ * as NaN); vectorised. Short rows (37) take the plain loop; long ones (70001: two blocks and a
+ * rest) the lane form, whose lanes are folded per block. */
+static void maxmin_rows(int R, int M, bool laned) {
+  static const double pool[] = {0.0, -0.0, NAN, -NAN, INFINITY, -INFINITY, 1.0, -1.0, 0x1p-149, -0x1p-149, 2.5, -2.5};
   frit_scalar_kind kinds[2] = {FRIT_F32, FRIT_F64};
   frit_op ops[2] = {FRIT_OP_MAX, FRIT_OP_MIN};
   frit_uop *asts[4];
@@ -501,8 +502,10 @@ static void test_maxmin_reductions(void) {
     CHECK(0);
     return;
   }
-  CHECK_EQ_INT(count_in(p->source, "reduction(max:"), 2);
+  /* each kernel: its keys' max (min) and the magnitudes' max, in the loop or the lanes' fold */
+  CHECK_EQ_INT(count_in(p->source, "reduction(max:"), 6);
   CHECK_EQ_INT(count_in(p->source, "reduction(min:"), 2);
+  CHECK_EQ_INT(strstr(p->source, "_k_l[") != NULL, laned);
   CHECK(vectorized_loops(p->source) >= 4);
   double *vals = malloc(sizeof(double) * R * M);
   float *vf = malloc(sizeof(float) * R * M);
@@ -510,13 +513,16 @@ static void test_maxmin_reductions(void) {
   for (int i = 0; i < R * M; i++) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     int row = i / M;
-    /* row kinds: all from the pool; no NaN; only zeros and negatives; no zeros */
+    /* row kinds: all from the pool; no NaN; only zeros and negatives; no zeros; all -0; one
+     * NaN (either sign) near the end, after the last whole run of lanes; all +inf; all -inf */
     int pick = (int)((seed >> 33) % (sizeof pool / sizeof pool[0]));
     double v = pool[pick];
     if (row % 4 >= 1 && isnan(v)) v = -0.0;
     if (row % 4 == 2 && v > 0) v = (seed >> 20) & 1 ? 0.0 : -0.0;
     if (row % 4 == 3 && v == 0) v = -3.0;
-    if (row % 7 == 6) v = -0.0; /* all -0 rows */
+    if (row % 7 == 6) v = -0.0;
+    if (row % 5 == 4) v = i % M == M - 2 ? (row & 8 ? NAN : -NAN) : isnan(v) ? 1.0 : v;
+    if (row % 11 == 10 || row % 13 == 12) v = row % 11 == 10 ? INFINITY : -INFINITY; /* the identities */
     vals[i] = v, vf[i] = (float)v;
   }
   int bad = 0;
@@ -536,6 +542,11 @@ static void test_maxmin_reductions(void) {
   CHECK_EQ_INT(bad, 0);
   free(vals);
   free(vf);
+}
+
+static void test_maxmin_reductions(void) {
+  maxmin_rows(3000, 37, false);
+  maxmin_rows(28, 70001, true);
 }
 
 /* pow with constant exponents is lowered by the frontend (x*x, sqrt ...): results equal C's pow

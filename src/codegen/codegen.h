@@ -45,8 +45,10 @@ typedef struct frit_cg_config {
  * vectoriser sums 4, 8 or 16 8-bit integers converted from comparisons, unrolled (an int8 dot
  * product of a bool cast, found by the numpy fuzzer, seed 11800288), as their masks: -8 for 8.
  * Without SLP the benchmarks' kernels, loop-vectorised, ran the same (matmul, conv, n-body,
- * softmax, the elementwise chains and sums). */
-#define FRIT_CG_GCC_CFLAGS "-fno-tree-vrp -fno-code-hoisting -fno-tree-slp-vectorize"
+ * softmax, the elementwise chains and sums). RTL forward propagation put a vector load into
+ * each of its uses as a memory operand: a float max over integer keys loaded every vector three
+ * times (a 1024^2 max took 58 us, 37 without it; bench_ops and bench_math otherwise within 4%). */
+#define FRIT_CG_GCC_CFLAGS "-fno-tree-vrp -fno-code-hoisting -fno-tree-slp-vectorize -fno-forward-propagate"
 
 /* The kernel cache directory when none is configured: $FRIT_CACHE_DIR, else
  * $XDG_CACHE_HOME/frit, else $HOME/.cache/frit (malloc'd; NULL when none of these is known).

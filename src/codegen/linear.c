@@ -302,9 +302,17 @@ void cgl_close_block(cg *g, int b) {
     frit_uop *r = g->ranges[B->rix];
     const char *T = cg_ctype(frit_dtype_kind(r->dtype)), *E = B->lane_end.s ? B->lane_end.s : "0";
     uint32_t id = L(g, r);
-    cgl_line(g, p, "%s {", B->header.s ? B->header.s : "");
-    if (B->text.s) cg_puts(&P->text, B->text.s);
-    cgl_line(g, p, "}");
+    /* a run of several vectors: one vector loop each, over its own lanes, so that every loop
+     * is one vector iteration and gcc keeps the lanes in registers (as one loop over them all,
+     * not unrolled under the frit flags, it kept them in memory) */
+    int per = B->lane_vec > 0 ? B->lane_vec : B->lanes;
+    for (int c = 0; c < B->lanes / per; c++) {
+      if (c > 0 && B->simd_done) cgl_line(g, p, "#pragma omp simd");
+      cgl_line(g, p, "for (%s r%" PRIu32 " = r%" PRIu32 "_o + %d; r%" PRIu32 " < r%" PRIu32 "_o + %d; r%" PRIu32 "++) {", T, id,
+               id, c * per, id, id, (c + 1) * per, id);
+      if (B->text.s) cg_puts(&P->text, B->text.s);
+      cgl_line(g, p, "}");
+    }
     cgl_line(g, p, "}");
     /* the rest, where the extent may leave one (a copy of the body), added in order into lane 0
      * (r_o steps with r): a sum shorter than the lanes is then the plain loop's, as before the

@@ -27,6 +27,7 @@ typedef struct blk {
   int lanes;      /* a pairwise block's loop in lane form: whole runs of `lanes` iterations, each
                    * iteration its own accumulator lane, then the rest (cgl_open_loop_blocked) */
   cg_str lane_end; /* the block's end, for that form */
+  int lane_vec;    /* lanes of one vector loop when a run holds several (0: one) */
   bool locals;    /* reads or writes a register array (an accumulator row of a register tile) */
   bool once;      /* a range of one iteration, rendered as a block: gcc 12 -O3 miscompiled a loop
                      of one iteration inside a `GCC unroll` loop (tests/python/test_compiler_bugs.py) */

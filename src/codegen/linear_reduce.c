@@ -27,8 +27,9 @@ static const char *omp_red(frit_op op, frit_scalar_kind k) {
   return NULL;
 }
 
-/* f32/f64 MAX/MIN accumulators are updated by a compare-select with flags for NaN and the
- * zero's sign (see cgl_emit_loops), which OpenMP's max/min clause and gcc's vectorizer handle. */
+/* f32/f64 MAX/MIN reduce integer keys of the floats' bits, ordered as the floats (with -0 below
+ * +0), and the largest magnitude bits, which tell a NaN (see cgl_emit_loops): integer max/min,
+ * which OpenMP's clauses and gcc's vectorizer handle. */
 static bool fmaxmin_split(frit_op op, frit_scalar_kind k) {
   return (k == FRIT_F32 || k == FRIT_F64) && (op == FRIT_OP_MAX || op == FRIT_OP_MIN);
 }
@@ -151,6 +152,62 @@ static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int n
   return lanes == 4 || lanes == 8 || lanes == 16 ? lanes : 0; /* those of frit_lanesum_* */
 }
 
+/* The integer type of f32/f64 keys, the key of the identity (-inf for max, +inf for min), and
+ * the largest magnitude below NaN's (inf's bits) */
+static const char *key_type(frit_scalar_kind k) { return k == FRIT_F64 ? "int64_t" : "int32_t"; }
+static const char *key_identity(frit_scalar_kind k, bool mx) {
+  if (k == FRIT_F64) return mx ? "(-INT64_C(9218868437227405312) - 1)" : "INT64_C(9218868437227405312)";
+  return mx ? "(-2139095040 - 1)" : "2139095040";
+}
+
+/* Lane form of a float max/min (every member one, host C): one loop `acc = v > acc ? v : acc`
+ * is a chain of dependent maxes, which held a 1024^2 max to 55 us a thread where a sum's
+ * blocks ran in 43. In lane form each iteration updates its own lane (value and flags) over
+ * four vectors' worth of lanes (two for two members), and the lanes are folded into the
+ * accumulators after each block of MAXMIN_BLOCK elements: exact in any order, so the result is
+ * the plain loop's bit for bit. The innermost range, when it is long, not inside a loop
+ * vectorised outside-in. Returns the lanes (0: the plain loop) and the range in *ri. */
+#define MAXMIN_BLOCK 65536
+static int maxmin_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int ng, int b, uint32_t *ri) {
+  if (g->dialect != FRIT_DIALECT_C || ng > 2 || u->nsrc < 2 || getenv("FRIT_NO_MAXMIN_LANES")) return 0;
+  for (int m = 0; m < ng; m++)
+    if (!fmaxmin_split((frit_op)grp[m]->arg.i0, frit_dtype_kind(grp[m]->dtype))) return 0;
+  for (int x = b; x >= 0; x = g->blocks[x].parent) {
+    int r = g->blocks[x].rix;
+    if (r < 0) continue;
+    const frit_uop *e = g->ranges[r]->src[0];
+    if (g->ranges[r] != g->g0 && e->op == FRIT_OP_CONST && e->arg.value.i >= 8) return 0;
+    break;
+  }
+  const frit_uop *r = u->src[u->nsrc - 1], *e = r->src[0];
+  if (r == g->g0 || (e->op == FRIT_OP_CONST && e->arg.value.i < 256)) return 0;
+  int lanes = frit_host_tile_lanes(grp[0]->dtype);
+  if (lanes != 4 && lanes != 8 && lanes != 16) return 0;
+  *ri = u->nsrc - 1;
+  return lanes * (ng == 1 ? 4 : 2);
+}
+
+/* The lanes of max/min member x (accumulator acc) at the top of a block: the identity's key,
+ * and magnitude 0 */
+static void maxmin_lanes_open(cg *g, int b, const frit_uop *x, const char *acc, int lanes) {
+  frit_scalar_kind k = frit_dtype_kind(x->dtype);
+  const char *T = key_type(k);
+  cgl_line(g, b, "%s %s_k_l[%d]; %s %s_q_l[%d];", T, acc, lanes, T, acc, lanes);
+  cgl_line(g, b, "#pragma omp simd");
+  cgl_line(g, b, "for (int q_ = 0; q_ < %d; q_++) %s_k_l[q_] = %s, %s_q_l[q_] = 0;", lanes, acc,
+           key_identity(k, x->arg.i0 == FRIT_OP_MAX), acc);
+}
+
+/* The block's lanes folded into the accumulators */
+static void maxmin_lanes_fold(cg *g, int b, const frit_uop *x, const char *acc, int lanes) {
+  const char *op = x->arg.i0 == FRIT_OP_MAX ? "max" : "min", *cmp = x->arg.i0 == FRIT_OP_MAX ? ">" : "<";
+  cgl_line(g, b, "#pragma omp simd reduction(%s:%s_k) reduction(max:%s_q)", op, acc, acc);
+  cgl_line(g, b, "for (int q_ = 0; q_ < %d; q_++) {", lanes);
+  cgl_line(g, b, "  %s_k = %s_k_l[q_] %s %s_k ? %s_k_l[q_] : %s_k;", acc, acc, cmp, acc, acc, acc);
+  cgl_line(g, b, "  %s_q = %s_q_l[q_] > %s_q ? %s_q_l[q_] : %s_q;", acc, acc, acc, acc, acc);
+  cgl_line(g, b, "}");
+}
+
 static const char *pw_name(frit_scalar_kind k) {
   return k == FRIT_F64 ? "f64" : k == FRIT_C64 ? "c64" : k == FRIT_C128 ? "c128" : "f32";
 }
@@ -216,11 +273,10 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     if (!cg_render_const(g->ctx, &id, k, cg_reduce_identity(rop, k))) return g->failed = true, NULL;
     cgl_line(g, b, "%s %s = %s%s;", wide[m] ? cg_wtype(k) : cg_ctype(k), acc[m], wide[m] ? "(uint64_t)" : "", id.s);
     cg_free(&id);
-    /* the flags as wide as the element: uint8_t flags made gcc pack every vector of compares
-     * into bytes (about 20 instructions a 64 floats beside the 4 maxes); max(axis=1) of 256x1024
-     * floats on one thread was 1.2x slower */
+    /* the keys as wide as the element: uint8_t flags (an earlier form) made gcc pack every
+     * vector of compares into bytes, 1.2x slower */
     if (fmaxmin_split(rop, k))
-      cgl_line(g, b, "%s %s_n = 0, %s_z = 0;", k == FRIT_F64 ? "uint64_t" : "uint32_t", acc[m], acc[m]);
+      cgl_line(g, b, "%s %s_k = %s, %s_q = 0;", key_type(k), acc[m], key_identity(k, rop == FRIT_OP_MAX), acc[m]);
   }
   /* a reduction of a work-group's point: each thread folds every frit_lsz-th element (its loop
    * is split by cgl_open_loop), then the threads' accumulators are combined */
@@ -234,6 +290,9 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   for (int m = 0; m < ng; m++) any_pw |= pr && pairwise_member(grp[m]), all_pw &= pr && pairwise_member(grp[m]);
   if (!any_pw) pr = 0; /* max, min, products, integers: one plain loop */
   int lanes = all_pw ? sum_lanes(g, u, grp, ng, pr) : 0;
+  int64_t block = SUM_BLOCK;
+  bool mm_lanes = false; /* a max/min in lane form (maxmin_lanes) */
+  if (red && !grouped && !any_pw && (lanes = maxmin_lanes(g, u, grp, ng, b, &pr)) > 0) mm_lanes = true, block = MAXMIN_BLOCK;
   for (int m = 0; m < ng; m++) {
     pw[m] = pr && pairwise_member(grp[m]);
     if (lanes) snprintf(accb[m], sizeof accb[m], "%s_l[r%" PRIu32 " - r%" PRIu32 "_o]", acc[m], L(g, u->src[pr]),
@@ -244,10 +303,12 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   }
   int inner = b, outer = -1;
   for (uint32_t i = 1; i < u->nsrc; i++) {
-    inner = i == pr ? cgl_open_loop_blocked(g, u->src[i], inner, SUM_BLOCK, lanes, &outer) : cgl_open_loop(g, u->src[i], inner);
+    inner = i == pr ? cgl_open_loop_blocked(g, u->src[i], inner, block, lanes, &outer) : cgl_open_loop(g, u->src[i], inner);
     if (inner < 0) return NULL;
+    if (i == pr && mm_lanes) g->blocks[inner].lane_vec = frit_host_tile_lanes(grp[0]->dtype);
     for (int m = 0; m < ng && i == pr; m++)
-      if (lanes) cgl_line(g, outer, "%s %s_l[%d] = {0};", cg_ctype(frit_dtype_kind(grp[m]->dtype)), acc[m], lanes);
+      if (mm_lanes) maxmin_lanes_open(g, outer, grp[m], acc[m], lanes);
+      else if (lanes) cgl_line(g, outer, "%s %s_l[%d] = {0};", cg_ctype(frit_dtype_kind(grp[m]->dtype)), acc[m], lanes);
       else if (pw[m]) cgl_line(g, outer, "%s %s = 0;", cg_ctype(frit_dtype_kind(grp[m]->dtype)), accb[m]);
   }
   bool ok = true;
@@ -278,29 +339,37 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     if (wide[m]) {
       cg_printf(&e, "%s %s (%s)%s", acc[m], rop == FRIT_OP_ADD ? "+" : "*", cg_wtype(k), vals[m]);
     } else if (fmaxmin_split(rop, k)) {
-      /* vectorisable form: plain compare-select, NaN and the zero's sign as flags resolved after
-       * the loop (frit_redmax*), equal to folding frit_max* (docs/codegen.md) */
+      /* IEEE maximum/minimum (docs/semantics.md) as integer max/min: the bits b as a signed
+       * integer, with the magnitude bits flipped where b < 0 (the key), order as the floats
+       * with -0 below +0 (NaNs beyond the infinities, positive above, negative below), and the
+       * largest magnitude |b| is above inf's bits iff a NaN was seen. One load a vector: the
+       * float compare-select with a NaN flag and the bits' max had loaded each vector twice */
       bool d = k == FRIT_F64;
-      cgl_line(g, inner, "%s %s_v = %s;", cg_ctype(k), acc[m], vals[m]);
-      cgl_line(g, inner, "%s_n |= %s_v != %s_v;", acc[m], acc[m], acc[m]);
-      cgl_line(g, inner, "%s_z |= frit_f%s_bits(%s_v) == %s;", acc[m], d ? "64" : "32", acc[m],
-           rop == FRIT_OP_MAX ? "0u" : d ? "0x8000000000000000ull" : "0x80000000u");
-      cg_printf(&e, "%s_v %s %s ? %s_v : %s", acc[m], rop == FRIT_OP_MAX ? ">" : "<", acc[m], acc[m], acc[m]);
+      const char *T = key_type(k), *lane = mm_lanes ? strchr(accb[m], '[') : NULL;
+      const char *mag = d ? "INT64_C(0x7fffffffffffffff)" : "0x7fffffff";
+      char fk[96], fq[96]; /* the accumulators: scalars, or this iteration's lanes */
+      snprintf(fk, sizeof fk, "%.31s_k%s%.40s", acc[m], lane ? "_l" : "", lane ? lane : "");
+      snprintf(fq, sizeof fq, "%.31s_q%s%.40s", acc[m], lane ? "_l" : "", lane ? lane : "");
+      cgl_line(g, inner, "%s %s_b = (%s)frit_f%s_bits(%s);", T, acc[m], T, d ? "64" : "32", vals[m]);
+      cgl_line(g, inner, "%s %s_m = %s_b & %s, %s_kv = %s_b ^ ((%s_b >> %d) & %s);", T, acc[m], acc[m], mag, acc[m],
+               acc[m], acc[m], d ? 63 : 31, mag);
+      cgl_line(g, inner, "%s = %s_m > %s ? %s_m : %s;", fq, acc[m], fq, acc[m], fq);
+      cgl_line(g, inner, "%s = %s_kv %s %s ? %s_kv : %s;", fk, acc[m], rop == FRIT_OP_MAX ? ">" : "<", fk, acc[m], fk);
+      e.s = NULL; /* the updates are the lines above */
     } else if (fma_b[m]) {
       cg_printf(&e, "frit_fma%s(%s, %s, %s)", k == FRIT_F32 ? "f" : "", vals[m], fma_b[m], accb[m]);
     } else {
       const char *ab[2] = {accb[m], vals[m]};
       if (!cg_render_alu(g->ctx, &e, rop, k, ab, 2)) ok = false, g->failed = true;
     }
-    if (ok) cgl_line(g, inner, "%s = %s;", accb[m], e.s);
+    if (ok && e.s) cgl_line(g, inner, "%s = %s;", accb[m], e.s);
     cg_free(&e);
     blk *I = &g->blocks[inner];
     const char *clause = inner != b ? omp_red(rop, k) : NULL;
     if (lanes) continue; /* each iteration its own lane: no clause */
     if (clause) cg_printf(&I->red, " reduction(%s:%s)", clause, accb[m]);
     else if (fmaxmin_split(rop, k) && inner != b)
-      cg_printf(&I->red, " reduction(%s:%s) reduction(|:%s_n) reduction(|:%s_z)", rop == FRIT_OP_MAX ? "max" : "min",
-                acc[m], acc[m], acc[m]);
+      cg_printf(&I->red, " reduction(%s:%s_k) reduction(max:%s_q)", rop == FRIT_OP_MAX ? "max" : "min", acc[m], acc[m]);
     else I->red_bad = true;
   }
   for (int m = 0; m < ng; m++) free(vals[m]), free(fma_b[m]);
@@ -309,7 +378,9 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     int p = g->blocks[x].parent;
     cgl_close_block(g, x);
     for (int m = 0; m < ng && p == outer; m++)
-      if (lanes)
+      if (mm_lanes)
+        maxmin_lanes_fold(g, outer, grp[m], acc[m], lanes);
+      else if (lanes)
         cgl_line(g, outer, "frit_pw_add_%s(&%s_pw, frit_lanesum_%s(%s_l, %d));", pw_name(frit_dtype_kind(grp[m]->dtype)),
                  acc[m], pw_name(frit_dtype_kind(grp[m]->dtype)), acc[m], lanes);
       else if (pw[m])
@@ -330,8 +401,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
     frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
     frit_op rop = (frit_op)grp[m]->arg.i0;
     if (fmaxmin_split(rop, k))
-      cgl_line(g, b, "%s = frit_red%s%s(%s, %s_n, %s_z);", acc[m], rop == FRIT_OP_MAX ? "max" : "min",
-           k == FRIT_F64 ? "d" : "f", acc[m], acc[m], acc[m]);
+      cgl_line(g, b, "%s = frit_keyfloat%s(%s_k, %s_q);", acc[m], k == FRIT_F64 ? "d" : "f", acc[m], acc[m]);
     if (grouped && !cgl_group_combine(g, b, acc[m], wide[m] ? cg_wtype(k) : cg_ctype(k), rop, k, wide[m])) return NULL;
   }
   const char *ret = NULL;

@@ -327,6 +327,47 @@ def test_short_max_min_reductions_keep_nan_and_signed_zeros(dt, n, op):
             assert same.all(), (got[~same], wp[~same])
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [300, 4099, 70001])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_long_max_min_reductions_keep_nan_and_signed_zeros(dt, n, op):
+    """A long float max/min runs on integer order keys in lanes (linear_reduce.c maxmin_lanes:
+    four vectors of lanes, folded per block of 65536, the rest into lane 0), a whole array in
+    parts: IEEE maximum/minimum bit for bit, eagerly and under jit, with NaN of either sign
+    anywhere (also only in the rest), rows of zeros of mixed and single signs, infinities only;
+    and argmax/argmin, which compare against that max, as numpy's."""
+    rng = np.random.default_rng(n)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.5, -3.0, 1e-40], dt)
+    x = special[rng.integers(0, len(special), (8, n))]
+    x[0] = rng.choice(np.array([0.0, -0.0], dt), n)  # zeros of both signs
+    x[1] = -0.0
+    x[2] = 0.0
+    x[3, n - 3] = np.nan  # a NaN in the rest after the last whole run of 64 lanes
+    x[4, rng.integers(0, n)] = -np.nan
+    x[5] = np.inf if op == "min" else -np.inf  # only the identity
+    x[6] = np.abs(x[6])
+    red = frit.max if op == "max" else frit.min
+    arg = frit.argmax if op == "max" else frit.argmin
+    ut = np.uint32 if dt == np.float32 else np.uint64
+
+    def same(got, want):
+        got = np.asarray(got)
+        return (got.view(ut) == want.view(ut)) | (np.isnan(got) & np.isnan(want))
+
+    want = _ieee_reduce(op, x, 1)
+    whole = _ieee_reduce(op, x[2:3].reshape(1, -1), 1)  # one row: +0 only
+    for got in (red(frit.asarray(x), axis=1), frit.jit(lambda a: red(a, axis=1))(x)):
+        assert same(got, want).all(), (op, np.asarray(got), want)
+    for row in range(8):
+        w1 = _ieee_reduce(op, x[row:row + 1], 1)
+        for got in (red(frit.asarray(x[row])), frit.jit(lambda a: red(a))(x[row])):
+            assert same(np.asarray(got).reshape(1), w1).all(), (op, row, np.asarray(got), w1)
+    assert same(np.asarray(red(frit.asarray(x[2]))).reshape(1), whole).all()
+    npa = np.argmax if op == "max" else np.argmin
+    for got in (arg(frit.asarray(x), axis=1), frit.jit(lambda a: arg(a, axis=1))(x)):
+        np.testing.assert_array_equal(np.asarray(got), npa(x, axis=1))
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int8, np.int32])
 @pytest.mark.parametrize("w", [7, 14, 28, 3, 16, 49])
 def test_short_rows_in_overlapping_vectors(dt, w):
