@@ -1,24 +1,17 @@
-/* Sum of 16M f32 to a scalar, in GB/s read, against a multithreaded read-sum in C (the read
- * bandwidth limit) and the copy bandwidth, both measured in this process on as many threads,
- * interleaved with the program's runs. */
+/* Sum and max of 16M f32 to a scalar, in GB/s read, against a multithreaded read-sum in C (the
+ * read bandwidth limit) and the copy bandwidth, both measured in this process on as many
+ * threads, interleaved with the program's runs. */
 #include "bench_common.h"
 
 #define N ((int64_t)1 << 24)
 
-int main(void) {
-  const char *name = "reduce_sum_16m";
-  int nth = bench_threads();
-  float *x = bench_alloc_floats((size_t)N), y = 0;
-  if (!x) return 1;
-  double ref = 0;
-  for (int64_t i = 0; i < N; i++) {
-    x[i] = (float)((uint64_t)i * 2654435761u % 1000003u) / 1000003.0f;
-    ref += x[i];
-  }
+/* One reduction (FRIT_RF_SUM or FRIT_RF_MAX) of x to a scalar, checked against ref */
+static void bench_reduction(const char *name, int op, float *x, double ref, int nth) {
+  float y = 0;
   frit_ctx *ctx = frit_ctx_new();
   int64_t n = N;
   frit_tensor *in = frit_input(ctx, "x", FRIT_F32, 1, &n);
-  frit_tensor *out = frit_reduce(ctx, FRIT_RF_SUM, in, NULL, FRIT_ALL_AXES, 0, 0);
+  frit_tensor *out = frit_reduce(ctx, op, in, NULL, FRIT_ALL_AXES, 0, 0);
   double compile_ms = 0;
   frit_program *p = out ? bench_compile(ctx, &out, 1, &compile_ms, name) : NULL;
   void *ins[1] = {x}, *outs[1] = {&y};
@@ -40,6 +33,20 @@ int main(void) {
                ok ? "true" : "false", err, bench_source_facts(p));
   }
   frit_ctx_free(ctx);
+}
+
+int main(void) {
+  int nth = bench_threads();
+  float *x = bench_alloc_floats((size_t)N);
+  if (!x) return 1;
+  double ref = 0, top = 0;
+  for (int64_t i = 0; i < N; i++) {
+    x[i] = (float)((uint64_t)i * 2654435761u % 1000003u) / 1000003.0f;
+    ref += x[i];
+    top = x[i] > top ? x[i] : top;
+  }
+  bench_reduction("reduce_sum_16m", FRIT_RF_SUM, x, ref, nth);
+  bench_reduction("reduce_max_16m", FRIT_RF_MAX, x, top, nth);
   free(x);
   return 0;
 }
