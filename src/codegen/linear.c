@@ -372,6 +372,20 @@ const char *cgl_set_name(cg *g, frit_uop *u, int b, const char *name) {
   return s->name;
 }
 
+/* Is node x's value fixed in the innermost loop around block b (placed above that loop, or
+ * valid everywhere)? */
+static bool outside_loop(const cg *g, const frit_uop *x, int b) {
+  int lb = b;
+  while (lb >= 0 && g->blocks[lb].rix < 0) lb = g->blocks[lb].parent;
+  if (lb < 0) return false;
+  const nstate *s = &g->st[L(g, x)];
+  if (!s->name) return false;
+  if (s->blk == -2) return true;
+  for (int p = g->blocks[lb].parent; p >= 0; p = g->blocks[p].parent)
+    if (p == s->blk) return true;
+  return false;
+}
+
 /* Declares "T v<id> = expr;" in block b and names the node after it. */
 static const char *bind_value(cg *g, frit_uop *u, int b, cg_str *expr) {
   if (expr->oom) return cgl_fail(g, u, "out of memory"), NULL;
@@ -849,6 +863,13 @@ static const char *emit_rec(cg *g, frit_uop *u, int cur) {
                                       a[u->src[1]->op == FRIT_OP_CONST ? 1 : 0],
                                       u->src[u->src[1]->op == FRIT_OP_CONST ? 1 : 0]->arg.value.f)) {
       /* rendered */
+    } else if (ok && (op == FRIT_OP_MAX || op == FRIT_OP_MIN) && u->nsrc == 2 && (kd == FRIT_F32 || kd == FRIT_F64) &&
+               (outside_loop(g, u->src[1], b) || outside_loop(g, u->src[0], b))) {
+      /* one operand c fixed in the loop (a scalar held in a buffer, the eager path's): the
+       * compare against its cut (frit_maxf_cut, hoisted by gcc) and one blend */
+      int ci = outside_loop(g, u->src[1], b) ? 1 : 0;
+      const char *sfx = kd == FRIT_F64 ? "d" : "f", *nm = op == FRIT_OP_MAX ? "max" : "min";
+      cg_printf(&e, "frit_%s%s_inv(%s, %s, frit_%s%s_cut(%s))", nm, sfx, a[1 - ci], a[ci], nm, sfx, a[ci]);
     } else if (ok && cg_no_overflow(u)) {
       cg_printf(&e, "((%s)(%s %s %s))", cg_ctype(kd), a[0], op == FRIT_OP_ADD ? "+" : op == FRIT_OP_SUB ? "-" : "*", a[1]);
     } else if (ok) {

@@ -269,7 +269,7 @@ def _ieee_minmax(op, x, c):
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-@pytest.mark.parametrize("c", [0.0, -0.0, 1.5, -2.0, np.inf])
+@pytest.mark.parametrize("c", [0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, "tiny", "-tiny"])
 @pytest.mark.parametrize("op", ["max", "min"])
 def test_max_min_against_a_constant_keep_nan_and_signed_zeros(dt, c, op):
     """max/min with a constant operand (a ReLU, a clip) render as one compare and a blend
@@ -277,11 +277,16 @@ def test_max_min_against_a_constant_keep_nan_and_signed_zeros(dt, c, op):
     still come out as IEEE maximum/minimum, with the constant on either side, eager and under jit
     (bit for bit, so the zeros' signs count). This test found that Python scalars were cached by
     value, -0.0 == 0.0: max(x, -0.0) after max(x, 0.0) in one process computed the latter."""
-    x = np.array([np.nan, -np.nan, 0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, 3.0, -1e-30] * 7, dt)
+    tiny = np.finfo(dt).smallest_subnormal
+    c = {"tiny": tiny, "-tiny": -tiny}.get(c, c)
+    x = np.array([np.nan, -np.nan, 0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, 3.0, -1e-30, tiny, -tiny] * 7, dt)
     fn = frit.maximum if op == "max" else frit.minimum
     want = _ieee_minmax(op, x, dt(c))
+    # a scalar fixed in the loop (eager: held in a buffer; jit: a 0-d argument) renders as a
+    # compare against its cut (frit_maxf_cut: the float below -0 for -0, inf for NaN) and a blend
+    cj = frit.jit(lambda a, k: fn(a, k))
     for f in (lambda a: fn(a, c), lambda a: fn(c, a)):
-        for got in (f(frit.asarray(x)), frit.jit(f)(x)):
+        for got in (f(frit.asarray(x)), frit.jit(f)(x), cj(x, np.array(c, dt))):
             got = np.asarray(got)
             assert got.dtype == dt
             same = (got.view(np.uint32 if dt == np.float32 else np.uint64) == want.view(got.view(
