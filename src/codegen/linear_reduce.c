@@ -237,8 +237,7 @@ int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int lane
     B->lanes = lanes;
     cg_printf(&B->lane_end, "(%s - r%" PRIu32 "_b > %" PRId64 " ? r%" PRIu32 "_b + %" PRId64 " : %s)", e, id, size,
               id, size, e);
-    cg_printf(&B->header, "for (%s r%" PRIu32 " = r%" PRIu32 "_o; r%" PRIu32 " < r%" PRIu32 "_o + %d; r%" PRIu32 "++)",
-              T, id, id, id, id, lanes, id);
+    /* the vector loops' headers are written on close (cgl_close_block: one per vector of a run) */
   } else {
     cg_printf(&B->header,
               "for (%s r%" PRIu32 " = r%" PRIu32 "_b; r%" PRIu32 " < (%s - r%" PRIu32 "_b > %" PRId64 " ? r%" PRIu32
