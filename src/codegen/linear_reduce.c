@@ -115,15 +115,22 @@ done:
  * inside a loop that may be vectorised outside-in (a constant extent of 8 or more: a register
  * tile of accumulators, as in matmul), whose lanes each run the reduction loop: those sums stay
  * plain loops, as BLAS's are. */
-static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
-  if (getenv("FRIT_NAIVE_SUM")) return 0;
+/* Is block b inside a loop that may be vectorised outside-in (its innermost enclosing range a
+ * constant extent of 8 or more, not the g0 range: a register tile of accumulators, as in
+ * matmul)? Its lanes each run the reduction loop, which then stays a plain loop. */
+static bool in_outside_in_loop(const cg *g, int b) {
   for (int x = b; x >= 0; x = g->blocks[x].parent) {
     int ri = g->blocks[x].rix;
     if (ri < 0) continue;
     const frit_uop *r = g->ranges[ri], *e = r->src[0];
-    if (r != g->g0 && e->op == FRIT_OP_CONST && e->arg.value.i >= 8) return 0;
-    break;
+    return r != g->g0 && e->op == FRIT_OP_CONST && e->arg.value.i >= 8;
   }
+  return false;
+}
+
+static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
+  if (getenv("FRIT_NAIVE_SUM")) return 0;
+  if (in_outside_in_loop(g, b)) return 0;
   int64_t inner = 1;
   for (uint32_t i = u->nsrc; i-- > 1;) {
     const frit_uop *r = u->src[i], *e = r->src[0];
@@ -152,8 +159,7 @@ static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int n
   return lanes == 4 || lanes == 8 || lanes == 16 ? lanes : 0; /* those of frit_lanesum_* */
 }
 
-/* The integer type of f32/f64 keys, the key of the identity (-inf for max, +inf for min), and
- * the largest magnitude below NaN's (inf's bits) */
+/* The integer type of f32/f64 keys, and the key of the identity (-inf for max, +inf for min) */
 static const char *key_type(frit_scalar_kind k) { return k == FRIT_F64 ? "int64_t" : "int32_t"; }
 static const char *key_identity(frit_scalar_kind k, bool mx) {
   if (k == FRIT_F64) return mx ? "(-INT64_C(9218868437227405312) - 1)" : "INT64_C(9218868437227405312)";
@@ -162,7 +168,7 @@ static const char *key_identity(frit_scalar_kind k, bool mx) {
 
 /* Lane form of a float max/min (every member one, host C): one loop `acc = v > acc ? v : acc`
  * is a chain of dependent maxes, which held a 1024^2 max to 55 us a thread where a sum's
- * blocks ran in 43. In lane form each iteration updates its own lane (value and flags) over
+ * blocks ran in 43. In lane form each iteration updates its own lane (key and magnitude) over
  * four vectors' worth of lanes (two for two members), and the lanes are folded into the
  * accumulators after each block of MAXMIN_BLOCK elements: exact in any order, so the result is
  * the plain loop's bit for bit. The innermost range, when it is long, not inside a loop
@@ -172,13 +178,7 @@ static int maxmin_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, in
   if (g->dialect != FRIT_DIALECT_C || ng > 2 || u->nsrc < 2 || getenv("FRIT_NO_MAXMIN_LANES")) return 0;
   for (int m = 0; m < ng; m++)
     if (!fmaxmin_split((frit_op)grp[m]->arg.i0, frit_dtype_kind(grp[m]->dtype))) return 0;
-  for (int x = b; x >= 0; x = g->blocks[x].parent) {
-    int r = g->blocks[x].rix;
-    if (r < 0) continue;
-    const frit_uop *e = g->ranges[r]->src[0];
-    if (g->ranges[r] != g->g0 && e->op == FRIT_OP_CONST && e->arg.value.i >= 8) return 0;
-    break;
-  }
+  if (in_outside_in_loop(g, b)) return 0;
   const frit_uop *r = u->src[u->nsrc - 1], *e = r->src[0];
   if (r == g->g0 || (e->op == FRIT_OP_CONST && e->arg.value.i < 256)) return 0;
   int lanes = frit_host_tile_lanes(grp[0]->dtype);
