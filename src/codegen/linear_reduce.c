@@ -249,8 +249,163 @@ int cgl_open_loop_blocked(cg *g, frit_uop *r, int parent, int64_t size, int lane
   return b;
 }
 
+/* ---------- argmax/argmin in one pass ---------- */
+
+/* The frontend's argmax (argmin) is two reductions over x (src/tensor/reduce.c, arg_extreme):
+ * the max m over one range, then the least position whose element equals m or is a NaN,
+ *   REDUCE_MIN_r(WHERE(OR(CMPEQ(x[r], m), CMPNE(x[r], x[r])), f(r), g)),  m = REDUCE_MAX_s(x[s]).
+ * The second pass cost more than the first (12 vector instructions per 16 floats, against 7).
+ * When f grows with r and g is at least every f(r), the result is f at x's first greatest key,
+ * a key ordering the floats with -0 = +0 and every NaN on top: one pass, each lane keeping its
+ * greatest key and f where that key first occurred. */
+
+/* Is a the node b with range rb in place of ra? Hash-consed: subgraphs free of both are equal
+ * only as the same node. */
+static bool same_over(const cg *g, const frit_uop *a, const frit_uop *b, const frit_uop *ra, const frit_uop *rb,
+                      int *budget) {
+  if (--*budget < 0) return false;
+  if (a == ra || b == rb) return a == ra && b == rb;
+  uint64_t both = (UINT64_C(1) << g->rix[L(g, ra)]) | (UINT64_C(1) << g->rix[L(g, rb)]);
+  if (a == b) return !(g->free_[L(g, a)] & both);
+  if (a->nsrc == 0 || a->op == FRIT_OP_RANGE || a->op != b->op || a->dtype != b->dtype || a->nsrc != b->nsrc ||
+      a->arg.i0 != b->arg.i0 || a->arg.i1 != b->arg.i1 || a->arg.blob != b->arg.blob || a->arg.n != b->arg.n ||
+      memcmp(&a->arg.value, &b->arg.value, sizeof a->arg.value) != 0)
+    return false;
+  for (uint32_t i = 0; i < a->nsrc; i++)
+    if (!same_over(g, a->src[i], b->src[i], ra, rb, budget)) return false;
+  return true;
+}
+
+static int64_t int_kind_max(frit_scalar_kind k) { return k == FRIT_I32 ? INT32_MAX : k == FRIT_I64 ? INT64_MAX : -1; }
+
+/* Is f(r) increasing in r: r, r plus terms free of r, or r converted to an integer type that
+ * holds every value of r? */
+static bool grows_with(const cg *g, const frit_uop *f, const frit_uop *r) {
+  if (f == r) return true;
+  if (f->op == FRIT_OP_CAST && f->src[0] == r) return r->vmin >= 0 && r->vmax <= int_kind_max(frit_dtype_kind(f->dtype));
+  if (f->op != FRIT_OP_ADD || f->dtype != r->dtype) return false;
+  uint64_t rb = UINT64_C(1) << g->rix[L(g, r)];
+  for (int i = 0; i < 2; i++)
+    if (f->src[i] == r && !(g->free_[L(g, f->src[1 - i])] & rb)) return true;
+  return false;
+}
+
+/* Is gv at least every value f takes over r's loop? */
+static bool at_least_all(const frit_uop *gv, const frit_uop *f, const frit_uop *r) {
+  int64_t top = int_kind_max(frit_dtype_kind(f->dtype));
+  if (gv->op == FRIT_OP_CONST && gv->dtype == f->dtype && gv->arg.value.i == top) return true;
+  if (f != r && !(f->op == FRIT_OP_CAST && f->src[0] == r)) return false; /* f(r) = r: bounded by r's */
+  if (gv->op == FRIT_OP_CONST) return gv->dtype == f->dtype && gv->arg.value.i >= r->vmax;
+  return f == r ? gv == r->src[0] : gv->op == FRIT_OP_CAST && gv->dtype == f->dtype && gv->src[0] == r->src[0];
+}
+
+/* u's x and f when u is the position pass of an argmax (*is_max) or argmin in that form, its
+ * extreme is not computed yet, and its range is the innermost, long one of a host kernel. */
+static bool argext_match(const cg *g, const frit_uop *u, int b, frit_uop **x, frit_uop **f, bool *is_max) {
+  if (g->dialect != FRIT_DIALECT_C || g->group || u->nsrc != 2 || u->arg.i0 != FRIT_OP_MIN ||
+      getenv("FRIT_NO_ONE_PASS_ARGMAX"))
+    return false;
+  frit_uop *r = u->src[1], *w = u->src[0];
+  if (r == g->g0 || in_outside_in_loop(g, b) || (r->src[0]->op == FRIT_OP_CONST && r->src[0]->arg.value.i < 256))
+    return false;
+  if (w->op != FRIT_OP_WHERE || w->src[0]->op != FRIT_OP_OR || w->src[1]->dtype != u->dtype) return false;
+  frit_uop *c = w->src[0], *eq = c->src[0], *nan = c->src[1];
+  if (eq->op == FRIT_OP_CMPNE) eq = c->src[1], nan = c->src[0];
+  if (eq->op != FRIT_OP_CMPEQ || nan->op != FRIT_OP_CMPNE || nan->src[0] != nan->src[1]) return false;
+  frit_uop *xv = nan->src[0], *m = eq->src[0] == xv ? eq->src[1] : eq->src[1] == xv ? eq->src[0] : NULL;
+  frit_scalar_kind k = frit_dtype_kind(xv->dtype);
+  if (!m || m->op != FRIT_OP_REDUCE || m->nsrc != 2 || m->dtype != xv->dtype || (k != FRIT_F32 && k != FRIT_F64) ||
+      (m->arg.i0 != FRIT_OP_MAX && m->arg.i0 != FRIT_OP_MIN) || frit_dtype_lanes(xv->dtype) != 1)
+    return false;
+  const frit_uop *rm = m->src[1];
+  const nstate *s = &g->st[L(g, m)];
+  if (rm == r || rm->src[0] != r->src[0] || (s->name && g->blocks[s->blk < 0 ? 0 : s->blk].alive)) return false;
+  int budget = 256;
+  if (!grows_with(g, w->src[1], r) || !at_least_all(w->src[2], w->src[1], r) || !same_over(g, xv, m->src[0], r, rm, &budget))
+    return false;
+  *x = xv, *f = w->src[1], *is_max = m->arg.i0 == FRIT_OP_MAX;
+  return true;
+}
+
+/* f at position p (a C expression of r's type), for the forms grows_with accepts; t of r + t
+ * emitted in block b. NULL on error. */
+static char *value_at(cg *g, const frit_uop *f, const frit_uop *r, const char *p, int b) {
+  cg_str e = {0};
+  const char *FT = cg_ctype(frit_dtype_kind(f->dtype));
+  if (f == r) cg_printf(&e, "%s", p);
+  else if (f->op == FRIT_OP_CAST) cg_printf(&e, "((%s)%s)", FT, p);
+  else {
+    const char *t = cgl_emit(g, f->src[f->src[0] == r ? 1 : 0], b);
+    if (!t) return NULL;
+    cg_printf(&e, "((%s)(%s + %s))", FT, p, t);
+  }
+  if (e.oom) return cg_free(&e), g->failed = true, NULL;
+  return e.s;
+}
+
+/* The one pass (argext_match) in lane form, as maxmin_lanes: per lane its greatest key and the
+ * offset in the block of the run where it first occurred (the same for every lane of a run: one
+ * broadcast, where f(r) per lane had gcc build a vector of 64-bit positions element by element),
+ * folded after each block into the greatest key and its least position. */
+static const char *emit_argext(cg *g, frit_uop *u, int b, frit_uop *x, frit_uop *f, bool is_max) {
+  frit_scalar_kind k = frit_dtype_kind(x->dtype), fk = frit_dtype_kind(u->dtype);
+  bool d = k == FRIT_F64;
+  const char *KT = key_type(k), *FT = cg_ctype(fk);
+  const char *lowest = d ? "(-INT64_C(9223372036854775807) - 1)" : "(-2147483647 - 1)";
+  const char *top = d ? "INT64_C(9223372036854775807)" : "2147483647";
+  const char *mag = d ? "INT64_C(0x7fffffffffffffff)" : "0x7fffffff";
+  const char *inf = d ? "INT64_C(0x7ff0000000000000)" : "0x7f800000";
+  frit_uop *r = u->src[1];
+  const char *RT = cg_ctype(frit_dtype_kind(r->dtype));
+  uint32_t ri = L(g, r);
+  char acc[32];
+  snprintf(acc, sizeof acc, "acc%" PRIu32, L(g, u));
+  cg_str id = {0};
+  if (!cg_render_const(g->ctx, &id, fk, cg_reduce_identity(FRIT_OP_MIN, fk))) return g->failed = true, NULL;
+  cgl_line(g, b, "%s %s = %s;", FT, acc, id.s);
+  cg_free(&id);
+  cgl_line(g, b, "%s %s_k = %s; %s %s_p = 0;", KT, acc, lowest, RT, acc);
+  int vec = frit_host_tile_lanes(x->dtype), lanes = 2 * vec, outer = -1;
+  int inner = vec == 4 || vec == 8 || vec == 16 ? cgl_open_loop_blocked(g, r, b, MAXMIN_BLOCK, lanes, &outer) : -1;
+  if (inner < 0) return g->failed = true, NULL;
+  g->blocks[inner].lane_vec = vec;
+  /* (lanes no element reached keep the lowest key: below every element's, never chosen) */
+  cgl_line(g, outer, "%s %s_k_l[%d]; %s %s_o_l[%d];", KT, acc, lanes, KT, acc, lanes);
+  cgl_line(g, outer, "#pragma omp simd");
+  cgl_line(g, outer, "for (int q_ = 0; q_ < %d; q_++) %s_k_l[q_] = %s, %s_o_l[q_] = 0;", lanes, acc, lowest, acc);
+  const char *xv = cgl_emit(g, x, inner);
+  if (!xv) return NULL;
+  char lane[48];
+  snprintf(lane, sizeof lane, "[r%" PRIu32 " - r%" PRIu32 "_o]", ri, ri);
+  /* the sign as 0 or -1 (argmin: inverted), so that (magnitude ^ s) - s is +-magnitude */
+  cgl_line(g, inner, "%s %s_b = (%s)frit_f%s_bits(%s);", KT, acc, KT, d ? "64" : "32", xv);
+  cgl_line(g, inner, "%s %s_m = %s_b & %s, %s_s = %s(%s_b >> %d);", KT, acc, acc, mag, acc, is_max ? "" : "~", acc,
+           d ? 63 : 31);
+  cgl_line(g, inner, "%s %s_kv = %s_m > %s ? %s : (%s_m ^ %s_s) - %s_s;", KT, acc, acc, inf, top, acc, acc, acc);
+  cgl_line(g, inner, "%s_o_l%s = %s_kv > %s_k_l%s ? (%s)(r%" PRIu32 "_o - r%" PRIu32 "_b) : %s_o_l%s;", acc, lane, acc,
+           acc, lane, KT, ri, ri, acc, lane);
+  cgl_line(g, inner, "%s_k_l%s = %s_kv > %s_k_l%s ? %s_kv : %s_k_l%s;", acc, lane, acc, acc, lane, acc, acc, lane);
+  cgl_close_block(g, inner);
+  cgl_line(g, outer, "for (int q_ = 0; q_ < %d; q_++) {", lanes);
+  cgl_line(g, outer, "  %s p_ = r%" PRIu32 "_b + %s_o_l[q_] + q_;", RT, ri, acc);
+  cgl_line(g, outer, "  if (%s_k_l[q_] > %s_k || (%s_k_l[q_] == %s_k && p_ < %s_p)) %s_k = %s_k_l[q_], %s_p = p_;", acc,
+           acc, acc, acc, acc, acc, acc, acc);
+  cgl_line(g, outer, "}");
+  cgl_close_block(g, outer);
+  char p[40];
+  snprintf(p, sizeof p, "%s_p", acc);
+  char *fv = g->failed ? NULL : value_at(g, f, r, p, b);
+  if (!fv) return NULL;
+  cgl_line(g, b, "if (%s_k != %s) %s = %s;", acc, lowest, acc, fv);
+  free(fv);
+  return cgl_set_name(g, u, b, acc);
+}
+
 const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   bool red = u->op == FRIT_OP_REDUCE;
+  frit_uop *ax, *af;
+  bool ax_max;
+  if (red && argext_match(g, u, b, &ax, &af, &ax_max)) return emit_argext(g, u, b, ax, af, ax_max);
   frit_uop *grp[MAX_FUSE];
   int ng = red ? fuse_siblings(g, u, b, grp) : 1;
   grp[0] = u;

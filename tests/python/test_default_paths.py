@@ -373,6 +373,57 @@ def test_long_max_min_reductions_keep_nan_and_signed_zeros(dt, n, op):
         np.testing.assert_array_equal(np.asarray(got), npa(x, axis=1))
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [300, 4099, 70001, 131075])
+def test_argmax_in_one_pass_finds_the_first_extreme(dt, n):
+    """A long row's argmax/argmin runs in one pass (linear_reduce.c emit_argext): each lane keeps
+    its greatest key (-0 = +0, every NaN on top) and the run where it first occurred, folded per
+    block of 65536 by key, then least position. Against numpy, eagerly and under jit, by rows,
+    whole arrays (in parts) and columns: ties whose first is in a later lane than a second (and
+    in an earlier block), -0/+0 ties in either order, NaN of either sign (the first wins, also
+    in the rest), subnormals, rows all -inf, all +inf, all equal; and a jit that also returns
+    the max, which then has a pass of its own."""
+    rng = np.random.default_rng(n + 7)
+    x = rng.standard_normal((12, n)).astype(dt)
+    late = [p for p in (31, 64, n // 2 + 1, 65536 + 3) if p < n]
+    x[0, late] = 9.0  # the first tie sits in lane 31, the next ones in lane 0 of later runs/blocks
+    x[0, [p - 31 for p in late[1:]]] = -9.0
+    x[1] = -np.abs(x[1]) - 1.0
+    x[1, n // 3] = -0.0  # max is a zero; the first zero is -0
+    x[1, n - 2] = 0.0
+    x[2] = np.abs(x[2]) + 1.0
+    x[2, n // 4] = 0.0  # min is a zero; the first zero is +0
+    x[2, n // 2] = -0.0
+    x[3, n - 5] = -np.nan  # a NaN of either sign: the first wins
+    x[3, n - 2] = np.nan
+    x[4, n - 1] = np.nan  # in the rest, after the last whole run
+    x[5, n // 5] = -np.nan
+    x[5, n // 5 + 1] = np.nan
+    x[6] = -np.inf
+    x[7] = np.inf
+    x[8] = 2.5
+    x[9] = rng.choice(np.array([1e-45, -1e-45, 0.0, -0.0], dt), n)  # subnormals and zeros
+    x[10] = np.where(rng.random(n) < 0.5, np.inf, -np.inf)
+    x[11] = np.round(x[11])  # many ties
+    for op, npf in (("argmax", np.argmax), ("argmin", np.argmin)):
+        f = getattr(frit, op)
+        for got in (f(frit.asarray(x), axis=1), frit.jit(lambda a: f(a, axis=1))(x)):
+            np.testing.assert_array_equal(np.asarray(got), npf(x, axis=1), err_msg="%s rows" % op)
+        for row in (0, 1, 2, 3, 4, 5, 9):
+            want = npf(x[row])
+            for got in (f(frit.asarray(x[row])), frit.jit(lambda a: f(a))(x[row])):
+                assert int(np.asarray(got)) == want, (op, row, int(np.asarray(got)), want)
+        xt = np.ascontiguousarray(x[:, :300].T)
+        for got in (f(frit.asarray(xt), axis=0), frit.jit(lambda a: f(a, axis=0))(xt)):
+            np.testing.assert_array_equal(np.asarray(got), npf(xt, axis=0), err_msg="%s columns" % op)
+    src = frit.jit(lambda a: frit.argmax(a, axis=1)).lower(x).source
+    assert "_o_l[" in src and "_k_l[" in src  # the one-pass form, not the search after the max
+    both = frit.jit(lambda a: (a.max(axis=1), frit.argmax(a, axis=1)))(x)
+    mx = np.asarray(both[0])
+    assert ((mx == x.max(axis=1)) | (np.isnan(mx) & np.isnan(x.max(axis=1)))).all()
+    np.testing.assert_array_equal(np.asarray(both[1]), np.argmax(x, axis=1))
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int8, np.int32])
 @pytest.mark.parametrize("w", [7, 14, 28, 3, 16, 49])
 def test_short_rows_in_overlapping_vectors(dt, w):
