@@ -149,6 +149,12 @@ static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
  * `reduction(+:accN_b)` instead added its lanes one by one after every block (a store, then 16
  * dependent scalar adds): a matrix-vector product's 8 rows spent more time there than in the
  * block's 16 vector FMAs (73 -> 55 us at 1024^2). 0: the clause form. */
+/* Vectors of lanes a member sums into: with one vector a lone sum was a chain of dependent FMAs
+ * (4 cycles each), and a matrix-vector product's row ran at half the loads' rate (1024^2: 50 us
+ * a thread, 27 with four vectors, in C). Its block grows with them (SUM_BLOCK per vector), so
+ * that each lane still adds 16 terms before the tree. Eight members already make eight chains. */
+static int sum_vectors(int ng) { return ng == 1 ? 4 : ng == 2 ? 2 : 1; }
+
 static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int ng, uint32_t pr) {
   if (g->dialect != FRIT_DIALECT_C || pr != u->nsrc - 1 || ng > 8 || getenv("FRIT_NO_SUM_LANES")) return 0;
   for (int m = 0; m < ng; m++) {
@@ -156,7 +162,8 @@ static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int n
     if (k != FRIT_F32 && k != FRIT_F64) return 0;
   }
   int lanes = frit_host_tile_lanes(grp[0]->dtype);
-  return lanes == 4 || lanes == 8 || lanes == 16 ? lanes : 0; /* those of frit_lanesum_* */
+  if (lanes != 4 && lanes != 8 && lanes != 16) return 0;
+  return lanes * sum_vectors(ng); /* 4 ... 64: those of frit_lanesum_* */
 }
 
 /* The integer type of f32/f64 keys, and the key of the identity (-inf for max, +inf for min) */
@@ -444,7 +451,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   for (int m = 0; m < ng; m++) any_pw |= pr && pairwise_member(grp[m]), all_pw &= pr && pairwise_member(grp[m]);
   if (!any_pw) pr = 0; /* max, min, products, integers: one plain loop */
   int lanes = all_pw ? sum_lanes(g, u, grp, ng, pr) : 0;
-  int64_t block = SUM_BLOCK;
+  int64_t block = lanes ? SUM_BLOCK * sum_vectors(ng) : SUM_BLOCK;
   bool mm_lanes = false; /* a max/min in lane form (maxmin_lanes) */
   if (red && !grouped && !any_pw && (lanes = maxmin_lanes(g, u, grp, ng, b, &pr)) > 0) mm_lanes = true, block = MAXMIN_BLOCK;
   for (int m = 0; m < ng; m++) {
@@ -459,7 +466,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   for (uint32_t i = 1; i < u->nsrc; i++) {
     inner = i == pr ? cgl_open_loop_blocked(g, u->src[i], inner, block, lanes, &outer) : cgl_open_loop(g, u->src[i], inner);
     if (inner < 0) return NULL;
-    if (i == pr && mm_lanes) g->blocks[inner].lane_vec = frit_host_tile_lanes(grp[0]->dtype);
+    if (i == pr && lanes) g->blocks[inner].lane_vec = frit_host_tile_lanes(grp[0]->dtype);
     for (int m = 0; m < ng && i == pr; m++)
       if (mm_lanes) maxmin_lanes_open(g, outer, grp[m], acc[m], lanes);
       else if (lanes) cgl_line(g, outer, "%s %s_l[%d] = {0};", cg_ctype(frit_dtype_kind(grp[m]->dtype)), acc[m], lanes);

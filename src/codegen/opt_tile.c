@@ -261,6 +261,7 @@ static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, con
   uint8_t *di = nodes ? dep_map(st, i, nodes, n) : NULL;
   bool ok = di != NULL;
   int nred = 0;
+  bool lane_sums = true;
   for (size_t k = 0; k < n && ok; k++) {
     frit_uop *u = nodes[k];
     frit_op op = (frit_op)u->op;
@@ -269,12 +270,18 @@ static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, con
     /* a row's own load along k (a[i, k]): v @ a reads v[k] along k and a[k, j] down a column,
      * the register array's case (codegen/opt_regacc.c); tiled here it ran 4x slower */
     nred++;
+    frit_scalar_kind kind = frit_dtype_kind(u->dtype);
+    int64_t K = cg_const_extent(u->src[1]);
+    lane_sums &= u->arg.i0 == FRIT_OP_ADD && (kind == FRIT_F32 || kind == FRIT_F64) && (K <= 0 || K > 256);
     ok = nred <= 4 && di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
          shares_a_load(u->src[0], di) && loads_along(u->src[0], u->src[1], di);
   }
   free(nodes);
   free(di);
-  if (!ok || nred == 0) return ast;
+  /* one or two float sums over a long range get four (two) vectors of lanes each in the
+   * linearizer (linear_reduce.c sum_vectors), chains enough: untiled, a 1024^2 matrix-vector
+   * product took 42 us a thread against 58 in 8-row tiles (each row a stream of its own) */
+  if (!ok || nred == 0 || (lane_sums && nred <= 2)) return ast;
   /* 8 accumulator chains: FMA latency x throughput on these cores, and 9 load streams */
   int64_t TI = 8 / nred;
   if (ch->tile_rows >= 1 && ch->tile_rows <= 16) TI = ch->tile_rows;

@@ -627,17 +627,26 @@ def test_dot_rows_in_place_update_applies_once_per_row(m):
     np.testing.assert_allclose(np.asarray(f(p.copy(), a, v)), want, rtol=1e-4, atol=1e-4)
 
 
-def test_matvec_is_tiled_in_rows_with_sums_in_lane_form():
-    """The structure behind the figures of docs/benchmarks.md: 8 accumulator rows sharing v's
-    loads in one loop, each a lane array summed as a tree, no `reduction` clause (whose lanes gcc
-    added one by one after every block)."""
+def test_matvec_rows_are_sums_in_four_vectors_of_lanes():
+    """The structure behind the figures of docs/benchmarks.md: a long row's dot product is one
+    lane array of four vectors (64 lanes, four FMA chains) summed as a tree, no `reduction`
+    clause (whose lanes gcc added one by one after every block), and not tiled in rows (8 row
+    streams ran 58 us a thread against 42); a short one (K = 200, no lane form) is still tiled,
+    8 rows sharing v's loads. Values against numpy."""
     a, v = _rand((1024, 1024), 1), _rand((1024,), 2)
-    src = frit.jit(lambda x, y: x @ y, dynamic=False).lower(a, v).source
-    body = src[src.rindex("void frit_k0"):]
-    assert body.count("frit_lanesum_f32(acc") == 8, body[:3000]
+    f = frit.jit(lambda x, y: x @ y, dynamic=False)
+    np.testing.assert_allclose(np.asarray(f(a, v)), a.astype(np.float64) @ v, rtol=1e-4, atol=1e-4)
+    body = f.lower(a, v).source
+    body = body[body.rindex("void frit_k0"):]
+    assert body.count("frit_lanesum_f32(acc") == 1 and "_l[64]" in body, body[:3000]
     assert "reduction(+:" not in body, body[:3000]
-    # 1024 is a whole number of lanes: no rest loop (the body once)
-    assert body.count("frit_fmaf(") == 8, body[:3000]
+    # 1024 is a whole number of runs: no rest loop (the body once per vector of the run)
+    assert body.count("frit_fmaf(") == 4, body[:3000]
+    a2, v2 = _rand((512, 200), 3), _rand((200,), 4)
+    f2 = frit.jit(lambda x, y: x @ y, dynamic=False)
+    np.testing.assert_allclose(np.asarray(f2(a2, v2)), a2.astype(np.float64) @ v2, rtol=1e-4, atol=1e-4)
+    body2 = f2.lower(a2, v2).source
+    assert body2[body2.rindex("void frit_k0"):].count("reduction(+:acc") == 8
 
 
 def test_batchnorm_statistics_are_not_split_into_column_blocks():
