@@ -294,8 +294,8 @@ static void set_range(frit_interp *I, frit_uop *r, int64_t v) {
 /* Float sums are pairwise, as in the generated C (src/codegen/linear_reduce.c): blocks of
  * PW_BLOCK values summed in order, the block sums combined as a binary tree (s[i] holds 2^i
  * blocks), so that no partial sum saturates and the error grows with log2 of the length. */
-#define PW_BLOCK 256 /* as the generated C's blocks; in order within one, so that a sum of at
-                          * most 256 terms is the plain loop's, bit for bit */
+#define PW_BLOCK 256 /* the generated C's block per vector of lanes; in order within one, so
+                          * that a sum of at most 256 terms is the plain loop's, bit for bit */
 typedef struct frit_ipw {
   uint64_t nblocks;
   uint32_t inblock;
