@@ -155,15 +155,35 @@ static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
  * that each lane still adds 16 terms before the tree. Eight members already make eight chains. */
 static int sum_vectors(int ng) { return ng == 1 ? 4 : ng == 2 ? 2 : 1; }
 
+/* Are the terms of sum x cheap to make (loads, adds, products), with no function or division?
+ * Costly terms hide the chain's latency by themselves, and four copies of their code a run were
+ * slower than one (softmax's sum of exp over 1024^2: 0.375 -> 0.47 ms). Addresses (below a
+ * LOAD) do not count. */
+static bool cheap_terms(const frit_uop *v, int *budget) {
+  static const bool costly[FRIT_OP_COUNT_] = {
+      [FRIT_OP_SQRT] = true, [FRIT_OP_RSQRT] = true, [FRIT_OP_RECIP] = true, [FRIT_OP_EXP] = true,
+      [FRIT_OP_EXP2] = true, [FRIT_OP_LOG] = true,   [FRIT_OP_LOG2] = true,  [FRIT_OP_SIN] = true,
+      [FRIT_OP_COS] = true,  [FRIT_OP_TAN] = true,   [FRIT_OP_ASIN] = true,  [FRIT_OP_ACOS] = true,
+      [FRIT_OP_ATAN] = true, [FRIT_OP_SINH] = true,  [FRIT_OP_COSH] = true,  [FRIT_OP_TANH] = true,
+      [FRIT_OP_ERF] = true,  [FRIT_OP_FDIV] = true,  [FRIT_OP_POW] = true,   [FRIT_OP_ATAN2] = true};
+  if (--*budget < 0 || costly[v->op]) return false;
+  if (v->op == FRIT_OP_LOAD) return true;
+  for (uint32_t i = 0; i < v->nsrc; i++)
+    if (!cheap_terms(v->src[i], budget)) return false;
+  return true;
+}
+
 static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int ng, uint32_t pr) {
   if (g->dialect != FRIT_DIALECT_C || pr != u->nsrc - 1 || ng > 8 || getenv("FRIT_NO_SUM_LANES")) return 0;
   for (int m = 0; m < ng; m++) {
     frit_scalar_kind k = frit_dtype_kind(grp[m]->dtype);
     if (k != FRIT_F32 && k != FRIT_F64) return 0;
   }
-  int lanes = frit_host_tile_lanes(grp[0]->dtype);
+  int lanes = frit_host_tile_lanes(grp[0]->dtype), budget = 64;
   if (lanes != 4 && lanes != 8 && lanes != 16) return 0;
-  return lanes * sum_vectors(ng); /* 4 ... 64: those of frit_lanesum_* */
+  bool cheap = true;
+  for (int m = 0; m < ng && cheap; m++) cheap = cheap_terms(grp[m]->src[0], &budget);
+  return lanes * (cheap ? sum_vectors(ng) : 1); /* 4 ... 64: those of frit_lanesum_* */
 }
 
 /* The integer type of f32/f64 keys, and the key of the identity (-inf for max, +inf for min) */
@@ -451,7 +471,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
   for (int m = 0; m < ng; m++) any_pw |= pr && pairwise_member(grp[m]), all_pw &= pr && pairwise_member(grp[m]);
   if (!any_pw) pr = 0; /* max, min, products, integers: one plain loop */
   int lanes = all_pw ? sum_lanes(g, u, grp, ng, pr) : 0;
-  int64_t block = lanes ? SUM_BLOCK * sum_vectors(ng) : SUM_BLOCK;
+  int64_t block = lanes ? SUM_BLOCK * (lanes / frit_host_tile_lanes(grp[0]->dtype)) : SUM_BLOCK;
   bool mm_lanes = false; /* a max/min in lane form (maxmin_lanes) */
   if (red && !grouped && !any_pw && (lanes = maxmin_lanes(g, u, grp, ng, b, &pr)) > 0) mm_lanes = true, block = MAXMIN_BLOCK;
   for (int m = 0; m < ng; m++) {

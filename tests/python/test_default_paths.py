@@ -647,6 +647,10 @@ def test_matvec_rows_are_sums_in_four_vectors_of_lanes():
     np.testing.assert_allclose(np.asarray(f2(a2, v2)), a2.astype(np.float64) @ v2, rtol=1e-4, atol=1e-4)
     body2 = f2.lower(a2, v2).source
     assert body2[body2.rindex("void frit_k0"):].count("reduction(+:acc") == 8
+    # a sum of exp keeps one vector of lanes: its terms hide the chain (cheap_terms)
+    sm = frit.jit(lambda x: frit.exp(x).sum(axis=1), dynamic=False)
+    np.testing.assert_allclose(np.asarray(sm(a)), np.exp(a.astype(np.float64)).sum(axis=1), rtol=1e-4)
+    assert re.search(r"float acc\d+_l\[16\]", sm.lower(a).source)
 
 
 def test_batchnorm_statistics_are_not_split_into_column_blocks():
