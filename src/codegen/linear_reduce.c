@@ -143,15 +143,9 @@ static uint32_t pairwise_range(const cg *g, const frit_uop *u, int b) {
   return 0;
 }
 
-/* Lane form of a pairwise sum's block loop (host C, every member a real float sum, the blocked
- * range innermost): accN_l[L] holds L lane sums, iteration r adding to lane (r - r_o) of a run of L
- * (one vector register), and the block's L lanes are added as a tree (frit_lanesum_*). gcc's
- * `reduction(+:accN_b)` instead added its lanes one by one after every block (a store, then 16
- * dependent scalar adds): a matrix-vector product's 8 rows spent more time there than in the
- * block's 16 vector FMAs (73 -> 55 us at 1024^2). 0: the clause form. */
 /* Vectors of lanes a member sums into: with one vector a lone sum was a chain of dependent FMAs
- * (4 cycles each), and a matrix-vector product's row ran at half the loads' rate (1024^2: 50 us
- * a thread, 27 with four vectors, in C). Its block grows with them (SUM_BLOCK per vector), so
+ * (4 cycles each): a 1024^2 matrix-vector product's rows took 48.5 us a thread in C, 42 in
+ * four vectors (where the loads from L3 bound it). Its block grows with them (SUM_BLOCK per vector), so
  * that each lane still adds 16 terms before the tree. Eight members already make eight chains. */
 static int sum_vectors(int ng) { return ng == 1 ? 4 : ng == 2 ? 2 : 1; }
 
@@ -173,6 +167,13 @@ static bool cheap_terms(const frit_uop *v, int *budget) {
   return true;
 }
 
+/* Lane form of a pairwise sum's block loop (host C, every member a real float sum, the blocked
+ * range innermost): accN_l[L] holds L lane sums (sum_vectors vectors of them), iteration r adding
+ * to lane (r - r_o) of a run of L,
+ * and the block's L lanes are added as a tree (frit_lanesum_*). gcc's
+ * `reduction(+:accN_b)` instead added its lanes one by one after every block (a store, then 16
+ * dependent scalar adds): a matrix-vector product's 8 rows spent more time there than in the
+ * block's 16 vector FMAs (73 -> 55 us at 1024^2). 0: the clause form. */
 static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int ng, uint32_t pr) {
   if (g->dialect != FRIT_DIALECT_C || pr != u->nsrc - 1 || ng > 8 || getenv("FRIT_NO_SUM_LANES")) return 0;
   for (int m = 0; m < ng; m++) {
