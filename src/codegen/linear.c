@@ -319,7 +319,18 @@ void cgl_close_block(cg *g, int b) {
      * lane form (a tree of 6 terms had rounded a cancelling sum to -7.6e-6 where numpy's row by
      * row gives 0: numpy fuzzer seed 12101090) */
     int64_t n = cg_const_extent(r);
-    body = !(n > 0 && n % B->lanes == 0);
+    /* a run of several vectors: then whole single vectors of the rest, into lanes [0, per), so
+     * that a row shorter than a run (17-63 terms of 64 lanes) still takes vectors */
+    if (per < B->lanes && !(n > 0 && n % B->lanes == 0)) {
+      cgl_line(g, p, "for (; r%" PRIu32 "_o + %d <= %s; r%" PRIu32 "_o += %d) {", id, per, E, id, per);
+      if (B->simd_done) cgl_line(g, p, "#pragma omp simd");
+      cgl_line(g, p, "for (%s r%" PRIu32 " = r%" PRIu32 "_o; r%" PRIu32 " < r%" PRIu32 "_o + %d; r%" PRIu32 "++) {", T, id,
+               id, id, id, per, id);
+      if (B->text.s) cg_puts(&P->text, B->text.s);
+      cgl_line(g, p, "}");
+      cgl_line(g, p, "}");
+    }
+    body = !(n > 0 && n % per == 0);
     if (body)
       cgl_line(g, p, "for (%s r%" PRIu32 " = r%" PRIu32 "_o; r%" PRIu32 " < %s; r%" PRIu32 "++, r%" PRIu32 "_o++) {", T, id,
                id, id, E, id, id);

@@ -627,6 +627,30 @@ def test_dot_rows_in_place_update_applies_once_per_row(m):
     np.testing.assert_allclose(np.asarray(f(p.copy(), a, v)), want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 33, 50, 63, 64, 65, 100, 130, 1100])
+def test_lane_forms_of_every_row_length(n):
+    """A lane form's run is several vectors (64 lanes of f32 on AVX-512); a row's rest takes
+    whole single vectors, then one term at a time into lane 0 (linear.c, cgl_close_block). With a
+    symbolic row length (default jit), rows of every length around those sizes: sums, max,
+    argmax and argmin against numpy, rows holding NaN and ties."""
+    rng = np.random.default_rng(n)
+    x = np.round(rng.standard_normal((6, n)) * 3).astype(np.float32)
+    x[1, n // 2] = np.nan
+    x[2] = 0.0
+    x[2, n - 1] = -0.0
+    for name, f in (("sum", lambda m, a: a.sum(axis=1)), ("max", lambda m, a: a.max(axis=1)),
+                    ("argmax", lambda m, a: m.argmax(a, axis=1)), ("argmin", lambda m, a: m.argmin(a, axis=1))):
+        want = f(np, x)
+        got = np.asarray(frit.jit(lambda a: f(frit, a))(x))
+        if name == "sum":
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4, err_msg=name)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    src = frit.jit(lambda a: a.sum(axis=1)).lower(np.zeros((4, 50), np.float32)).source
+    steps = sorted({int(v) for v in re.findall(r"_o \+= (\d+)\)", src)})
+    assert len(steps) == 2 and steps[1] == 4 * steps[0], (steps, src[-2500:])  # runs of 4 vectors, then 1
+
+
 def test_matvec_rows_are_sums_in_four_vectors_of_lanes():
     """The structure behind the figures of docs/benchmarks.md: a long row's dot product is one
     lane array of four vectors (four FMA chains) summed as a tree, no `reduction`
