@@ -81,6 +81,17 @@ static inline int64_t cg_const_extent(const frit_uop *r) {
   return r->op == FRIT_OP_RANGE && r->src[0]->op == FRIT_OP_CONST ? r->src[0]->arg.value.i : -1;
 }
 
+/* The terms of one block of a pairwise float sum (linear_reduce.c, per vector of lanes in lane
+ * form): a float sum over more terms than this (or a symbolic count) is blocked, and on the
+ * host takes the lane form, whose vectors give a lone sum enough FMA chains (opt_tile.c leaves
+ * such rows untiled). */
+#define CG_SUM_BLOCK 256
+static inline bool cg_long_float_sum(const frit_uop *reduce) {
+  frit_scalar_kind k = frit_dtype_kind(reduce->dtype);
+  int64_t n = reduce->nsrc == 2 ? cg_const_extent(reduce->src[1]) : 0;
+  return reduce->arg.i0 == FRIT_OP_ADD && (k == FRIT_F32 || k == FRIT_F64) && (n < 0 || n > CG_SUM_BLOCK);
+}
+
 /* Adjacent loops that every index walks as one become one loop (opt_collapse.c), host kernels
  * only, before the axis choices. Returns the AST unchanged when nothing merges; NULL on error. */
 frit_uop *cg_collapse(frit_ctx *ctx, frit_uop *ast);

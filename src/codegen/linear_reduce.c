@@ -107,7 +107,7 @@ done:
  * SUM_BLOCK / lanes instead of with n, and no partial sum saturates (a float32 sum of 2^25
  * ones stays exact). Blocks of 256 keep the per-block work (a horizontal add, one tree step)
  * small against 256 loads. */
-#define SUM_BLOCK 256
+#define SUM_BLOCK CG_SUM_BLOCK
 #define SUM_INNER_MAX 64 /* ranges inside the blocked one: at most this many iterations */
 
 /* The range of u (index into its sources) to cut into blocks, or 0 for none: the innermost
@@ -187,8 +187,10 @@ static int sum_lanes(const cg *g, const frit_uop *u, frit_uop *const *grp, int n
   return lanes * (cheap ? sum_vectors(ng) : 1); /* 4 ... 64: those of frit_lanesum_* */
 }
 
-/* The integer type of f32/f64 keys, and the key of the identity (-inf for max, +inf for min) */
+/* The integer type of f32/f64 keys, their magnitude mask, and the key of the identity (-inf for
+ * max, +inf for min) */
 static const char *key_type(frit_scalar_kind k) { return k == FRIT_F64 ? "int64_t" : "int32_t"; }
+static const char *key_mag(frit_scalar_kind k) { return k == FRIT_F64 ? "INT64_C(0x7fffffffffffffff)" : "0x7fffffff"; }
 static const char *key_identity(frit_scalar_kind k, bool mx) {
   if (k == FRIT_F64) return mx ? "(-INT64_C(9218868437227405312) - 1)" : "INT64_C(9218868437227405312)";
   return mx ? "(-2139095040 - 1)" : "2139095040";
@@ -381,7 +383,7 @@ static const char *emit_argext(cg *g, frit_uop *u, int b, frit_uop *x, frit_uop 
   const char *KT = key_type(k), *FT = cg_ctype(fk);
   const char *lowest = d ? "(-INT64_C(9223372036854775807) - 1)" : "(-2147483647 - 1)";
   const char *top = d ? "INT64_C(9223372036854775807)" : "2147483647";
-  const char *mag = d ? "INT64_C(0x7fffffffffffffff)" : "0x7fffffff";
+  const char *mag = key_mag(k);
   const char *inf = d ? "INT64_C(0x7ff0000000000000)" : "0x7f800000";
   frit_uop *r = u->src[1];
   const char *RT = cg_ctype(frit_dtype_kind(r->dtype));
@@ -528,7 +530,7 @@ const char *cgl_emit_loops(cg *g, frit_uop *u, int b) {
        * float compare-select with a NaN flag and the bits' max had loaded each vector twice */
       bool d = k == FRIT_F64;
       const char *T = key_type(k), *lane = mm_lanes ? strchr(accb[m], '[') : NULL;
-      const char *mag = d ? "INT64_C(0x7fffffffffffffff)" : "0x7fffffff";
+      const char *mag = key_mag(k);
       char fk[96], fq[96]; /* the accumulators: scalars, or this iteration's lanes */
       snprintf(fk, sizeof fk, "%.31s_k%s%.40s", acc[m], lane ? "_l" : "", lane ? lane : "");
       snprintf(fq, sizeof fq, "%.31s_q%s%.40s", acc[m], lane ? "_l" : "", lane ? lane : "");

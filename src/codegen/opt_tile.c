@@ -270,9 +270,7 @@ static frit_uop *tile_dot_rows(frit_ctx *ctx, frit_uop *ast, frit_uop **g0p, con
     /* a row's own load along k (a[i, k]): v @ a reads v[k] along k and a[k, j] down a column,
      * the register array's case (codegen/opt_regacc.c); tiled here it ran 4x slower */
     nred++;
-    frit_scalar_kind kind = frit_dtype_kind(u->dtype);
-    int64_t K = cg_const_extent(u->src[1]);
-    lane_sums &= u->arg.i0 == FRIT_OP_ADD && (kind == FRIT_F32 || kind == FRIT_F64) && (K <= 0 || K > 256);
+    lane_sums &= cg_long_float_sum(u);
     ok = nred <= 4 && di[u->src[0]->id] && frit_dtype_lanes(u->dtype) == 1 && u->nsrc == 2 && !di[u->src[1]->src[0]->id] &&
          shares_a_load(u->src[0], di) && loads_along(u->src[0], u->src[1], di);
   }
