@@ -373,6 +373,11 @@ def test_long_max_min_reductions_keep_nan_and_signed_zeros(dt, n, op):
         np.testing.assert_array_equal(np.asarray(got), npa(x, axis=1))
 
 
+def _host_c(src):
+    """Is this program's source host C (not an OpenCL or CUDA device's, as under FRIT_DEVICE)?"""
+    return "__kernel" not in src and "__global__" not in src
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [300, 4099, 70001, 131075])
 def test_argmax_in_one_pass_finds_the_first_extreme(dt, n):
@@ -417,7 +422,8 @@ def test_argmax_in_one_pass_finds_the_first_extreme(dt, n):
         for got in (f(frit.asarray(xt), axis=0), frit.jit(lambda a: f(a, axis=0))(xt)):
             np.testing.assert_array_equal(np.asarray(got), npf(xt, axis=0), err_msg="%s columns" % op)
     src = frit.jit(lambda a: frit.argmax(a, axis=1)).lower(x).source
-    assert "_o_l[" in src and "_k_l[" in src  # the one-pass form, not the search after the max
+    if _host_c(src):  # the one-pass form, not the search after the max (device kernels keep two passes)
+        assert "_o_l[" in src and "_k_l[" in src
     both = frit.jit(lambda a: (a.max(axis=1), frit.argmax(a, axis=1)))(x)
     mx = np.asarray(both[0])
     assert ((mx == x.max(axis=1)) | (np.isnan(mx) & np.isnan(x.max(axis=1)))).all()
@@ -648,7 +654,8 @@ def test_lane_forms_of_every_row_length(n):
             np.testing.assert_array_equal(got, want, err_msg=name)
     src = frit.jit(lambda a: a.sum(axis=1)).lower(np.zeros((4, 50), np.float32)).source
     steps = sorted({int(v) for v in re.findall(r"_o \+= (\d+)\)", src)})
-    assert len(steps) == 2 and steps[1] == 4 * steps[0], (steps, src[-2500:])  # runs of 4 vectors, then 1
+    if _host_c(src):  # runs of 4 vectors, then 1 (device kernels sum by work-groups)
+        assert len(steps) == 2 and steps[1] == 4 * steps[0], (steps, src[-2500:])
 
 
 def test_matvec_rows_are_sums_in_four_vectors_of_lanes():
